@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "plane.h"
+
+namespace histeq {
+
+constexpr int kLevels8 = 256;
+
+// Counts are 64-bit so that any frame GStreamer can describe is counted exactly.
+using LumaHistogram8 = std::array<std::uint64_t, kLevels8>;
+
+// Adds the counts of rows [row_begin, row_end) of `plane` to `histogram`. Only the visible
+// width of each row is read.
+void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
+                          LumaHistogram8 &histogram);
+
+LumaHistogram8 luma_histogram(ConstLumaPlane8 plane);
+
+}  // namespace histeq

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+#include <cstdint>
+
+#include "plane.h"
+
+namespace histeq {
+
+// Replaces every visible sample of rows [row_begin, row_end) by lut[sample], in place. Bytes
+// between the visible width and the stride are left untouched.
+void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
+
+}  // namespace histeq
