@@ -35,8 +35,8 @@ HISTEQ_HOST_DEVICE constexpr OutputRange limited_range(int bits) {
 }
 
 HISTEQ_HOST_DEVICE inline std::uint32_t equalized_level(std::uint32_t level, std::uint64_t cdf,
-                                                        std::uint64_t cdf_min,
-                                                        std::uint64_t total, OutputRange range) {
+                                                        std::uint64_t cdf_min, std::uint64_t total,
+                                                        OutputRange range) {
   if (total == cdf_min) return level;
   if (cdf < cdf_min) return range.lo;
   const std::uint64_t numerator = (cdf - cdf_min) * (range.hi - range.lo);

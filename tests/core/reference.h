@@ -10,8 +10,7 @@
 
 namespace reference {
 
-inline std::vector<std::uint8_t> equalize(const std::vector<std::uint8_t> &pixels, int lo,
-                                          int hi) {
+inline std::vector<std::uint8_t> equalize(const std::vector<std::uint8_t> &pixels, int lo, int hi) {
   std::vector<long long> histogram(256, 0);
   for (std::uint8_t p : pixels) histogram[p]++;
   std::vector<long long> cdf(256, 0);

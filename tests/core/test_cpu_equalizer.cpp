@@ -14,10 +14,9 @@ namespace {
 
 // Seed 000, Figure 2 (input) and Figure 5 (its equalized output).
 const std::vector<std::uint8_t> kSeedInput = {
-    52, 55, 61, 59,  79,  61,  76, 61, 62, 59, 55, 104, 94,  85,  59, 71,
-    63, 65, 66, 113, 144, 104, 63, 72, 64, 70, 70, 126, 154, 109, 71, 69,
-    67, 73, 68, 106, 122, 88,  68, 68, 68, 79, 60, 70,  77,  66,  58, 75,
-    69, 85, 64, 58,  55,  61,  65, 83, 70, 87, 69, 68,  65,  73,  78, 90};
+    52, 55, 61, 59, 79, 61,  76,  61,  62, 59, 55, 104, 94, 85,  59,  71, 63, 65, 66, 113, 144, 104,
+    63, 72, 64, 70, 70, 126, 154, 109, 71, 69, 67, 73,  68, 106, 122, 88, 68, 68, 68, 79,  60,  70,
+    77, 66, 58, 75, 69, 85,  64,  58,  55, 61, 65, 83,  70, 87,  69,  68, 65, 73, 78, 90};
 const std::vector<std::uint8_t> kSeedOutput = {
     0,   12,  53,  32,  190, 53,  174, 53,  57,  32,  12,  227, 219, 202, 32,  154,
     65,  85,  93,  239, 251, 227, 65,  158, 73,  146, 146, 247, 255, 235, 154, 130,
@@ -53,8 +52,7 @@ struct PaddedPlane {
 };
 
 std::vector<std::uint8_t> equalize_copy(CpuEqualizer &eq, const std::vector<std::uint8_t> &pixels,
-                                        int width, int height, OutputRange range,
-                                        int padding = 0) {
+                                        int width, int height, OutputRange range, int padding = 0) {
   PaddedPlane plane(width, height, padding);
   plane.set_visible(pixels);
   eq.equalize(plane.view(), range);
@@ -120,12 +118,13 @@ TEST_P(CpuEqualizerRandom, MatchesPlainReference) {
             reference::equalize(frame, int(range.lo), int(range.hi)));
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Sizes, CpuEqualizerRandom,
-    ::testing::Values(std::make_tuple(1, 1, 0, 1u, false), std::make_tuple(3, 3, 5, 1u, true),
-                      std::make_tuple(7, 3, 9, 2u, false), std::make_tuple(17, 1, 15, 1u, false),
-                      std::make_tuple(385, 289, 63, 4u, false),
-                      std::make_tuple(385, 289, 63, 4u, true),
-                      std::make_tuple(1920, 1080, 128, 0u, false),
-                      std::make_tuple(1920, 1080, 0, 3u, true),
-                      std::make_tuple(4097, 2161, 31, 0u, false)));
+INSTANTIATE_TEST_SUITE_P(Sizes, CpuEqualizerRandom,
+                         ::testing::Values(std::make_tuple(1, 1, 0, 1u, false),
+                                           std::make_tuple(3, 3, 5, 1u, true),
+                                           std::make_tuple(7, 3, 9, 2u, false),
+                                           std::make_tuple(17, 1, 15, 1u, false),
+                                           std::make_tuple(385, 289, 63, 4u, false),
+                                           std::make_tuple(385, 289, 63, 4u, true),
+                                           std::make_tuple(1920, 1080, 128, 0u, false),
+                                           std::make_tuple(1920, 1080, 0, 3u, true),
+                                           std::make_tuple(4097, 2161, 31, 0u, false)));

@@ -85,7 +85,8 @@ bool decode_video(const std::string &path, DecodedVideo &video, std::string &err
   video = DecodedVideo{};
   video.width = stream->codecpar->width;
   video.height = stream->codecpar->height;
-  if (stream->duration != AV_NOPTS_VALUE) video.duration_seconds = stream->duration * av_q2d(stream->time_base);
+  if (stream->duration != AV_NOPTS_VALUE)
+    video.duration_seconds = stream->duration * av_q2d(stream->time_base);
 
   std::unique_ptr<AVPacket, PacketFreer> packet(av_packet_alloc());
   std::unique_ptr<AVFrame, FrameFreer> frame(av_frame_alloc());

@@ -30,7 +30,8 @@ PngSize png_size(const fs::path &path) {
   unsigned char header[24] = {};
   if (!in.read(reinterpret_cast<char *>(header), sizeof(header))) return {};
   const unsigned char signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  if (!std::equal(signature, signature + 8, header) || std::string(header + 12, header + 16) != "IHDR")
+  if (!std::equal(signature, signature + 8, header) ||
+      std::string(header + 12, header + 16) != "IHDR")
     return {};
   auto be32 = [&](int at) {
     return unsigned(header[at]) << 24 | unsigned(header[at + 1]) << 16 |
@@ -61,7 +62,9 @@ int MainJob::exit_status_ = -1;
 
 }  // namespace
 
-TEST_F(MainJob, ScriptSucceeds) { EXPECT_EQ(exit_status_, 0); }
+TEST_F(MainJob, ScriptSucceeds) {
+  EXPECT_EQ(exit_status_, 0);
+}
 
 TEST_F(MainJob, EqualizedVideoKeepsEveryFrameAndSize) {
   DecodedVideo before, after;
