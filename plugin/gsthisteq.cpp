@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "gsthisteq.h"
+
+#include <memory>
+
+#include "cpu_equalizer.h"
+#include "luma_frame.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_hist_eq_debug);
+#define GST_CAT_DEFAULT gst_hist_eq_debug
+
+namespace {
+
+constexpr guint kDefaultThreads = 0;
+constexpr guint kMaxThreads = 256;
+
+enum { PROP_0, PROP_N_THREADS };
+
+// Streaming-thread state: only the streaming thread (set_info, transform_ip) touches it.
+struct HistEqState {
+  std::unique_ptr<histeq::CpuEqualizer> equalizer;
+  guint equalizer_threads = 0;
+  histeq::OutputRange range = histeq::full_range(8);
+};
+
+}  // namespace
+
+struct _GstHistEq {
+  GstVideoFilter parent;
+  // Guarded by the object lock; copied once per frame by the streaming thread.
+  guint n_threads;
+  HistEqState *state;
+};
+
+G_DEFINE_TYPE(GstHistEq, gst_hist_eq, GST_TYPE_VIDEO_FILTER)
+GST_ELEMENT_REGISTER_DEFINE(histeq, "histeq", GST_RANK_NONE, GST_TYPE_HIST_EQ)
+
+static void gst_hist_eq_set_property(GObject *object, guint prop_id, const GValue *value,
+                                     GParamSpec *pspec) {
+  GstHistEq *self = GST_HIST_EQ(object);
+  switch (prop_id) {
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK(self);
+      self->n_threads = g_value_get_uint(value);
+      GST_OBJECT_UNLOCK(self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
+static void gst_hist_eq_get_property(GObject *object, guint prop_id, GValue *value,
+                                     GParamSpec *pspec) {
+  GstHistEq *self = GST_HIST_EQ(object);
+  switch (prop_id) {
+    case PROP_N_THREADS:
+      GST_OBJECT_LOCK(self);
+      g_value_set_uint(value, self->n_threads);
+      GST_OBJECT_UNLOCK(self);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+}
+
+static gboolean gst_hist_eq_set_info(GstVideoFilter *filter, GstCaps *, GstVideoInfo *in_info,
+                                     GstCaps *, GstVideoInfo *) {
+  GstHistEq *self = GST_HIST_EQ(filter);
+  self->state->range = histeq_output_range(in_info);
+  GST_DEBUG_OBJECT(self, "equalizing %dx%d %s into luma %u..%u", GST_VIDEO_INFO_WIDTH(in_info),
+                   GST_VIDEO_INFO_HEIGHT(in_info), GST_VIDEO_INFO_NAME(in_info),
+                   self->state->range.lo, self->state->range.hi);
+  return TRUE;
+}
+
+// The pool is rebuilt only when n-threads changed since the last frame.
+static histeq::CpuEqualizer &gst_hist_eq_equalizer(GstHistEq *self) {
+  GST_OBJECT_LOCK(self);
+  const guint threads = self->n_threads;
+  GST_OBJECT_UNLOCK(self);
+  HistEqState &state = *self->state;
+  if (!state.equalizer || state.equalizer_threads != threads) {
+    state.equalizer = std::make_unique<histeq::CpuEqualizer>(threads);
+    state.equalizer_threads = threads;
+    GST_INFO_OBJECT(self, "using %u threads", state.equalizer->threads());
+  }
+  return *state.equalizer;
+}
+
+// Overrides GstVideoFilter's transform_ip, which only warns and passes a buffer through when it
+// cannot be mapped: a frame that does not match its caps is an error here.
+static GstFlowReturn gst_hist_eq_transform_ip(GstBaseTransform *trans, GstBuffer *buffer) {
+  GstHistEq *self = GST_HIST_EQ(trans);
+  if (GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP)) return GST_FLOW_OK;
+
+  histeq::CpuEqualizer &equalizer = gst_hist_eq_equalizer(self);
+  GstVideoFrame frame;
+  if (!histeq_map_frame(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info, buffer, &frame))
+    return GST_FLOW_ERROR;
+  equalizer.equalize(histeq_luma_plane(&frame), self->state->range);
+  gst_video_frame_unmap(&frame);
+  return GST_FLOW_OK;
+}
+
+static void gst_hist_eq_finalize(GObject *object) {
+  delete GST_HIST_EQ(object)->state;
+  G_OBJECT_CLASS(gst_hist_eq_parent_class)->finalize(object);
+}
+
+static void gst_hist_eq_class_init(GstHistEqClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS(klass);
+
+  gobject_class->set_property = gst_hist_eq_set_property;
+  gobject_class->get_property = gst_hist_eq_get_property;
+  gobject_class->finalize = gst_hist_eq_finalize;
+
+  g_object_class_install_property(
+      gobject_class, PROP_N_THREADS,
+      g_param_spec_uint(
+          "n-threads", "Threads",
+          "Worker threads that share the rows of large frames (0 = one per core)", 0, kMaxThreads,
+          kDefaultThreads,
+          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+
+  GstCaps *caps = gst_caps_from_string(GST_VIDEO_CAPS_MAKE(HISTEQ_LUMA_FORMATS));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref(caps);
+  gst_element_class_set_static_metadata(
+      element_class, "Histogram equalization", "Filter/Effect/Video",
+      "Stretches the contrast of each frame by equalizing its luma histogram on the CPU; chroma "
+      "is left untouched",
+      "gst-histeq developers");
+
+  // In place only: GstVideoFilter's copying transform is never wanted.
+  trans_class->transform = nullptr;
+  trans_class->transform_ip = gst_hist_eq_transform_ip;
+  filter_class->set_info = gst_hist_eq_set_info;
+
+  GST_DEBUG_CATEGORY_INIT(gst_hist_eq_debug, "histeq", 0, "CPU luma histogram equalization");
+}
+
+static void gst_hist_eq_init(GstHistEq *self) {
+  self->n_threads = kDefaultThreads;
+  self->state = new HistEqState();
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}

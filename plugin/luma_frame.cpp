@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "luma_frame.h"
+
+histeq::OutputRange histeq_output_range(const GstVideoInfo *info) {
+  return info->colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
+                                                                 : histeq::full_range(8);
+}
+
+gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
+                          GstVideoFrame *frame) {
+  if (gst_video_frame_map(frame, info, buffer, GstMapFlags(GST_MAP_READWRITE))) return TRUE;
+
+  const gsize size = gst_buffer_get_size(buffer);
+  const gchar *format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info));
+  if (!gst_buffer_get_video_meta(buffer) && size < GST_VIDEO_INFO_SIZE(info)) {
+    GST_ELEMENT_ERROR(element, STREAM, FORMAT,
+                      ("The video buffer is smaller than its caps say: %" G_GSIZE_FORMAT
+                       " bytes, but a %dx%d %s frame needs %" G_GSIZE_FORMAT " bytes.",
+                       size, GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info), format,
+                       GST_VIDEO_INFO_SIZE(info)),
+                      ("gst_video_frame_map failed on buffer %" GST_PTR_FORMAT, buffer));
+  } else {
+    GST_ELEMENT_ERROR(element, STREAM, FORMAT,
+                      ("The video buffer does not match its caps (%dx%d %s, %" G_GSIZE_FORMAT
+                       " bytes) and cannot be read as a frame.",
+                       GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info), format, size),
+                      ("gst_video_frame_map failed on buffer %" GST_PTR_FORMAT, buffer));
+  }
+  return FALSE;
+}
+
+histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame) {
+  return histeq::LumaPlane8{static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0)),
+                            GST_VIDEO_FRAME_COMP_WIDTH(frame, 0),
+                            GST_VIDEO_FRAME_COMP_HEIGHT(frame, 0),
+                            GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0)};
+}

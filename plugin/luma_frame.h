@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// What both elements need to turn a GStreamer buffer into the engines' luma plane: the formats
+// whose first plane is 8-bit luma, the output range the caps ask for, and a frame mapping that
+// fails with a sentence a user understands.
+
+#include <gst/video/video.h>
+
+#include "equalization.h"
+#include "plane.h"
+
+#define HISTEQ_LUMA_FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444 }"
+
+// Limited-range video (colorimetry range 16_235) stays inside 16..235; anything else is full.
+histeq::OutputRange histeq_output_range(const GstVideoInfo *info);
+
+// Maps `buffer` as a writable frame of `info`, or posts a GST_ELEMENT_ERROR on `element` saying
+// why it cannot be (too small for its caps, unmappable) and returns FALSE.
+gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
+                          GstVideoFrame *frame);
+
+histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame);
