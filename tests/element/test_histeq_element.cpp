@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include <cstring>
+#include <string>
+#include <tuple>
+
+#include <gst/check/gstharness.h>
+#include <gtest/gtest.h>
+
+#include "video_frames.h"
+
+namespace {
+
+struct Harness {
+  GstHarness *h;
+  explicit Harness(const char *description) : h(gst_harness_new(description)) {}
+  ~Harness() { gst_harness_teardown(h); }
+  void set_caps(const GstVideoInfo &info) {
+    gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  }
+};
+
+// Pushes `input` (keeping the caller's reference) and checks the output against the core.
+void expect_equalized(Harness &harness, const GstVideoInfo &info, GstBuffer *input) {
+  const auto before = visible_planes(info, input);
+  GstBuffer *output = gst_harness_push_and_pull(harness.h, gst_buffer_ref(input));
+  ASSERT_NE(output, nullptr);
+  const auto after = visible_planes(info, output);
+  ASSERT_EQ(after.size(), before.size());
+  const histeq::OutputRange range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235
+                                        ? histeq::limited_range(8)
+                                        : histeq::full_range(8);
+  EXPECT_EQ(after[0], core_equalized_luma(before[0], GST_VIDEO_INFO_WIDTH(&info),
+                                          GST_VIDEO_INFO_HEIGHT(&info), range));
+  for (std::size_t p = 1; p < before.size(); ++p) EXPECT_EQ(after[p], before[p]) << "plane " << p;
+  gst_buffer_unref(output);
+}
+
+}  // namespace
+
+class EveryFormatAndSize
+    : public ::testing::TestWithParam<std::tuple<GstVideoFormat, std::pair<int, int>>> {};
+
+TEST_P(EveryFormatAndSize, LumaMatchesCoreAndChromaIsUntouched) {
+  const auto [format, size] = GetParam();
+  const GstVideoInfo info = video_info(format, size.first, size.second);
+  Harness harness("histeq");
+  harness.set_caps(info);
+  std::mt19937 rng(size.first * 131 + format);
+  for (int i = 0; i < 2; ++i) {
+    GstBuffer *input = natural_frame(info, rng);
+    expect_equalized(harness, info, input);
+    gst_buffer_unref(input);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, EveryFormatAndSize,
+    ::testing::Combine(::testing::Values(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
+                                         GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_NV12,
+                                         GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y41B,
+                                         GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444),
+                       ::testing::Values(std::make_pair(1, 1), std::make_pair(3, 3),
+                                         std::make_pair(385, 289), std::make_pair(1920, 1080))),
+    [](const auto &info) {
+      return std::string(gst_video_format_to_string(std::get<0>(info.param))) + "_" +
+             std::to_string(std::get<1>(info.param).first) + "x" +
+             std::to_string(std::get<1>(info.param).second);
+    });
+
+TEST(HistEqElement, LimitedRangeCapsKeepLumaInsideSixteenToTwoThirtyFive) {
+  for (auto range : {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_RANGE_0_255}) {
+    const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 64, 48, range);
+    Harness harness("histeq");
+    harness.set_caps(info);
+    std::mt19937 rng(7);
+    GstBuffer *input = natural_frame(info, rng);
+    expect_equalized(harness, info, input);
+    GstBuffer *output = gst_harness_push_and_pull(harness.h, gst_buffer_ref(input));
+    const auto luma = visible_planes(info, output)[0];
+    const auto [lo, hi] = std::minmax_element(luma.begin(), luma.end());
+    EXPECT_EQ(*lo, range == GST_VIDEO_COLOR_RANGE_16_235 ? 16 : 0);
+    EXPECT_EQ(*hi, range == GST_VIDEO_COLOR_RANGE_16_235 ? 235 : 255);
+    gst_buffer_unref(output);
+    gst_buffer_unref(input);
+  }
+}
+
+TEST(HistEqElement, CustomStridesFromVideoMetaAreHonouredAndPaddingIsKept) {
+  const int width = 101, height = 37;
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, width, height);
+  // Strides far from GStreamer's defaults, with the luma plane after a gap.
+  const gsize offsets[2] = {64, 64 + 160 * height + 32};
+  const gint strides[2] = {160, 144};
+  const gsize size = offsets[1] + strides[1] * ((height + 1) / 2);
+  GstBuffer *input = gst_buffer_new_allocate(nullptr, size, nullptr);
+  gst_buffer_memset(input, 0, 0x5a, size);
+  gst_buffer_add_video_meta_full(input, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, width,
+                                 height, 2, const_cast<gsize *>(offsets),
+                                 const_cast<gint *>(strides));
+  GstMapInfo map;
+  gst_buffer_map(input, &map, GST_MAP_WRITE);
+  std::mt19937 rng(3);
+  for (int y = 0; y < height; ++y)
+    for (int x = 0; x < width; ++x) map.data[offsets[0] + y * strides[0] + x] = 90 + rng() % 40;
+  std::vector<std::uint8_t> luma_in;
+  for (int y = 0; y < height; ++y)
+    luma_in.insert(luma_in.end(), map.data + offsets[0] + y * strides[0],
+                   map.data + offsets[0] + y * strides[0] + width);
+  gst_buffer_unmap(input, &map);
+
+  Harness harness("histeq");
+  harness.set_caps(info);
+  GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
+  ASSERT_NE(output, nullptr);
+  gst_buffer_map(output, &map, GST_MAP_READ);
+  ASSERT_EQ(map.size, size);
+  const auto expected = core_equalized_luma(luma_in, width, height, histeq::full_range(8));
+  for (int y = 0; y < height; ++y) {
+    const std::uint8_t *row = map.data + offsets[0] + y * strides[0];
+    ASSERT_TRUE(std::equal(row, row + width, expected.begin() + y * width)) << "row " << y;
+    for (int x = width; x < strides[0]; ++x) ASSERT_EQ(row[x], 0x5a) << "padding " << y;
+  }
+  for (gsize i = 0; i < offsets[0]; ++i) ASSERT_EQ(map.data[i], 0x5a);
+  for (gsize i = offsets[1]; i < size; ++i) ASSERT_EQ(map.data[i], 0x5a) << "chroma byte " << i;
+  gst_buffer_unmap(output, &map);
+  gst_buffer_unref(output);
+}
+
+TEST(HistEqElement, NonWritableInputIsLeftAsItWas) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
+  Harness harness("histeq");
+  harness.set_caps(info);
+  std::mt19937 rng(11);
+  GstBuffer *input = natural_frame(info, rng);
+  const auto before = visible_planes(info, input);
+  // The harness holds a second reference while the element runs, so the buffer is not writable.
+  expect_equalized(harness, info, input);
+  EXPECT_EQ(visible_planes(info, input), before);
+  gst_buffer_unref(input);
+}
+
+TEST(HistEqElement, CapsChangeMidStreamUsesTheNewSizeAndFormat) {
+  Harness harness("histeq");
+  std::mt19937 rng(5);
+  for (const GstVideoInfo &info :
+       {video_info(GST_VIDEO_FORMAT_I420, 64, 48), video_info(GST_VIDEO_FORMAT_NV12, 129, 67),
+        video_info(GST_VIDEO_FORMAT_GRAY8, 33, 17)}) {
+    harness.set_caps(info);
+    GstBuffer *input = natural_frame(info, rng);
+    expect_equalized(harness, info, input);
+    gst_buffer_unref(input);
+  }
+}
+
+TEST(HistEqElement, TimestampsDurationOffsetsAndFlagsAreKept) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 32, 32);
+  Harness harness("histeq");
+  harness.set_caps(info);
+  std::mt19937 rng(1);
+  GstBuffer *input = natural_frame(info, rng);
+  GST_BUFFER_PTS(input) = 40 * GST_MSECOND;
+  GST_BUFFER_DTS(input) = 20 * GST_MSECOND;
+  GST_BUFFER_DURATION(input) = 33 * GST_MSECOND;
+  GST_BUFFER_OFFSET(input) = 7;
+  GST_BUFFER_OFFSET_END(input) = 8;
+  GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT | GST_BUFFER_FLAG_DELTA_UNIT);
+  GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
+  ASSERT_NE(output, nullptr);
+  EXPECT_EQ(GST_BUFFER_PTS(output), 40 * GST_MSECOND);
+  EXPECT_EQ(GST_BUFFER_DTS(output), 20 * GST_MSECOND);
+  EXPECT_EQ(GST_BUFFER_DURATION(output), 33 * GST_MSECOND);
+  EXPECT_EQ(GST_BUFFER_OFFSET(output), 7u);
+  EXPECT_EQ(GST_BUFFER_OFFSET_END(output), 8u);
+  EXPECT_TRUE(GST_BUFFER_FLAG_IS_SET(output, GST_BUFFER_FLAG_DISCONT));
+  EXPECT_TRUE(GST_BUFFER_FLAG_IS_SET(output, GST_BUFFER_FLAG_DELTA_UNIT));
+  gst_buffer_unref(output);
+}
+
+TEST(HistEqElement, GapBufferPassesUntouched) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 48, 32);
+  Harness harness("histeq");
+  harness.set_caps(info);
+  std::mt19937 rng(2);
+  GstBuffer *input = natural_frame(info, rng);
+  GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_GAP);
+  const auto before = visible_planes(info, input);
+  GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
+  ASSERT_NE(output, nullptr);
+  EXPECT_TRUE(GST_BUFFER_FLAG_IS_SET(output, GST_BUFFER_FLAG_GAP));
+  EXPECT_EQ(visible_planes(info, output), before);
+  gst_buffer_unref(output);
+}
+
+TEST(HistEqElement, TooSmallBufferIsAnErrorWithAClearMessage) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 640, 480);
+  Harness harness("histeq");
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(harness.h->element, bus);
+  harness.set_caps(info);
+  GstBuffer *input = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info) / 2, nullptr);
+  EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(message, nullptr);
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
+  EXPECT_NE(std::string(error->message).find("smaller than its caps say"), std::string::npos)
+      << error->message;
+  EXPECT_NE(std::string(error->message).find("640x480 I420"), std::string::npos) << error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  gst_element_set_bus(harness.h->element, nullptr);
+  gst_object_unref(bus);
+}
+
+TEST(HistEqElement, UnsupportedCapsAreRefused) {
+  for (const char *caps : {"video/x-raw,format=RGB,width=16,height=16,framerate=30/1",
+                           "video/x-raw,format=GRAY16_LE,width=16,height=16,framerate=30/1"}) {
+    Harness harness("histeq");
+    gst_harness_set_src_caps_str(harness.h, caps);
+    EXPECT_EQ(gst_harness_push(harness.h, gst_buffer_new_allocate(nullptr, 16 * 16 * 3, nullptr)),
+              GST_FLOW_NOT_NEGOTIATED)
+        << caps;
+  }
+}
+
+TEST(HistEqElement, ThreadCountPropertyRoundTripsAndDoesNotChangeTheOutput) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 1280, 720);
+  std::mt19937 rng(9);
+  GstBuffer *input = natural_frame(info, rng);
+  for (guint threads : {1u, 4u, 0u}) {
+    Harness harness("histeq");
+    g_object_set(harness.h->element, "n-threads", threads, nullptr);
+    guint read_back = 99;
+    g_object_get(harness.h->element, "n-threads", &read_back, nullptr);
+    EXPECT_EQ(read_back, threads);
+    harness.set_caps(info);
+    expect_equalized(harness, info, input);
+  }
+  gst_buffer_unref(input);
+}
+
+TEST(HistEqElement, FactoryIsDocumented) {
+  GstElementFactory *factory = gst_element_factory_find("histeq");
+  ASSERT_NE(factory, nullptr);
+  EXPECT_STREQ(gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS),
+               "Filter/Effect/Video");
+  GstElement *element = gst_element_factory_create(factory, nullptr);
+  GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "n-threads");
+  ASSERT_NE(spec, nullptr);
+  EXPECT_NE(g_param_spec_get_blurb(spec), nullptr);
+  gst_object_unref(element);
+  gst_object_unref(factory);
+}
+
+int main(int argc, char **argv) {
+  gst_init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

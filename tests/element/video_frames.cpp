@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "video_frames.h"
+
+#include <algorithm>
+
+#include "cpu_equalizer.h"
+
+GstVideoInfo video_info(GstVideoFormat format, int width, int height, GstVideoColorRange range) {
+  GstVideoInfo info;
+  gst_video_info_set_format(&info, format, guint(width), guint(height));
+  info.colorimetry.range = range;
+  GST_VIDEO_INFO_FPS_N(&info) = 30;
+  GST_VIDEO_INFO_FPS_D(&info) = 1;
+  return info;
+}
+
+GstBuffer *natural_frame(const GstVideoInfo &info, std::mt19937 &rng) {
+  GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  GstVideoFrame frame;
+  gst_video_frame_map(&frame, &info, buffer, GST_MAP_WRITE);
+  std::normal_distribution<double> noise(0.0, 5.0);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
+    auto *data = static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+    const int height = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
+    // The whole row, padding included, so unexpected writes anywhere would show.
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < stride; ++x) {
+        const double base = 100.0 + 30.0 * x / std::max(1, stride) + 20.0 * y / height + 11 * p;
+        data[y * stride + x] = std::uint8_t(std::clamp(base + noise(rng), 0.0, 255.0));
+      }
+  }
+  gst_video_frame_unmap(&frame);
+  return buffer;
+}
+
+std::vector<std::vector<std::uint8_t>> visible_planes(const GstVideoInfo &info, GstBuffer *buffer) {
+  GstVideoFrame frame;
+  std::vector<std::vector<std::uint8_t>> planes;
+  if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return planes;
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
+    const auto *data = static_cast<const std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
+    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
+    // Semi-planar chroma interleaves two components: its row is two samples wide per pixel.
+    const int row_bytes =
+        GST_VIDEO_FRAME_COMP_WIDTH(&frame, p) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, p);
+    const int height = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
+    std::vector<std::uint8_t> plane;
+    for (int y = 0; y < height; ++y)
+      plane.insert(plane.end(), data + y * stride, data + y * stride + row_bytes);
+    planes.push_back(std::move(plane));
+  }
+  gst_video_frame_unmap(&frame);
+  return planes;
+}
+
+std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &luma, int width,
+                                              int height, histeq::OutputRange range) {
+  std::vector<std::uint8_t> out = luma;
+  histeq::CpuEqualizer equalizer(1);
+  equalizer.equalize(histeq::LumaPlane8{out.data(), width, height, width}, range);
+  return out;
+}

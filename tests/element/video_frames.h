@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Test frames built from GstVideoInfo, so strides and plane offsets are GStreamer's own, and
+// the expected output computed with the core on a copy of the luma plane.
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "equalization.h"
+
+GstVideoInfo video_info(GstVideoFormat format, int width, int height,
+                        GstVideoColorRange range = GST_VIDEO_COLOR_RANGE_0_255);
+
+// A frame of low-contrast content (gradient plus noise) in every plane.
+GstBuffer *natural_frame(const GstVideoInfo &info, std::mt19937 &rng);
+
+// Every plane of `buffer` as tightly packed rows (padding dropped), read through GstVideoFrame.
+std::vector<std::vector<std::uint8_t>> visible_planes(const GstVideoInfo &info, GstBuffer *buffer);
+
+// The luma plane (tightly packed) after the core equalizes it.
+std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &luma, int width,
+                                              int height, histeq::OutputRange range);
