@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// What main() measures, whoever provides it (the engine, a peer, the seed): a device-resident
+// contender enqueues one frame from a device source to a device destination on a stream; an
+// end-to-end contender takes frames from host memory and returns them to host memory.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+namespace bench {
+
+struct DeviceContender {
+  std::string name;
+  // Enqueues frame `src` -> `dst` (pitched like the DevicePlanes) on `stream`. For in-place
+  // contenders src == dst is passed; main restores the sources before verification.
+  std::function<void(const std::uint8_t *src, std::uint8_t *dst, cudaStream_t stream)> enqueue;
+  bool in_place = false;
+  // Non-empty when a mismatch is a known defect of a faithfully reproduced baseline.
+  std::string known_defect;
+  // Ignores `stream` and works on the legacy default stream (the seed): timed there.
+  bool legacy_default_stream = false;
+};
+
+struct EndToEndContender {
+  std::string name;
+  // Processes frames first .. first + count - 1 (the contender rotates its own host buffers by
+  // frame number) and returns when all of them are back in host memory.
+  std::function<void(long first, int count)> run;
+  // The output of frame `frame` (valid after run() covered it) and its row pitch.
+  std::function<const std::uint8_t *(long frame)> output;
+  std::ptrdiff_t output_pitch = 0;
+  std::string known_defect;
+};
+
+}  // namespace bench

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The benchmark built without the GPU engine (cuda/ not in this build): peers only.
+#include "engine_contenders.h"
+
+namespace bench {
+
+EngineInfo engine_info() {
+  return {false, "GPU engine not built into this benchmark (cuda_engine_dep not found)",
+          "all (no engine)"};
+}
+
+std::vector<DeviceContender> engine_device_contenders(FrameSize, std::ptrdiff_t, bool) {
+  return {};
+}
+
+std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &) {
+  return {};
+}
+
+GoalRows engine_goal_rows() {
+  return {};
+}
+
+}  // namespace bench

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// The physical floors each contender is divided by, measured in the same run on the same
+// plane: a device-to-device copy (what any device-resident pass must at least cost) and the
+// PCIe transfers of the luma plane (what any end-to-end pipeline must at least cost).
+
+#include "planes.h"
+#include "timing.h"
+
+namespace bench {
+
+// cudaMemcpy2DAsync device to device of the plane, same pitch, rotating through `planes`.
+double d2d_copy_us(const DevicePlanes &planes, cudaStream_t stream, const Repeats &r);
+
+struct PcieFloor {
+  double h2d_us;   // one plane host to device, alone
+  double d2h_us;   // one plane device to host, alone
+  double both_us;  // per frame, H2D and D2H streams running at the same time
+  double fps() const { return both_us > 0 ? 1e6 / both_us : 0; }
+};
+
+// From and to pinned host memory.
+PcieFloor pcie_floor(FrameSize size, std::ptrdiff_t pitch, const Repeats &r);
+
+}  // namespace bench

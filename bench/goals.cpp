@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "goals.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <ostream>
+#include <vector>
+
+namespace bench {
+
+namespace {
+
+constexpr Content kContents[] = {Content::kNatural, Content::kUniform, Content::kConstant};
+
+struct Goal {
+  std::string name;
+  bool has_data = false;
+  bool pass = true;
+  std::string detail;
+
+  // One measured ratio against its threshold; `at_least` says which side passes.
+  void add(const std::string &where, double value, double threshold, bool at_least) {
+    has_data = true;
+    const bool ok = at_least ? value >= threshold : value <= threshold;
+    pass = pass && ok;
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%s%s %.2f%s", detail.empty() ? "" : ", ", where.c_str(), value,
+                  ok ? "" : "(miss)");
+    detail += buf;
+  }
+};
+
+std::string short_label(FrameSize s) {
+  switch (s.height) {
+    case 720:
+      return "720p";
+    case 1080:
+      return "1080p";
+    case 2160:
+      return "4K";
+    case 4320:
+      return "8K";
+    default:
+      return s.label();
+  }
+}
+
+std::vector<FrameSize> sizes_of(const Results &results) {
+  std::vector<FrameSize> sizes;
+  for (const Row &r : results.rows()) {
+    if (std::none_of(sizes.begin(), sizes.end(), [&](FrameSize s) {
+          return s.width == r.size.width && s.height == r.size.height;
+        }))
+      sizes.push_back(r.size);
+  }
+  return sizes;
+}
+
+// The worst (largest or smallest) of f over the contents that have data; nan-free: returns
+// false when no content has data.
+bool worst_over_contents(const std::function<double(Content)> &f, bool larger_is_worse,
+                         double *worst) {
+  bool any = false;
+  for (Content c : kContents) {
+    const double v = f(c);
+    if (v <= 0) continue;
+    if (!any || (larger_is_worse ? v > *worst : v < *worst)) *worst = v;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+int print_goals(const Results &results, const GoalRows &names, std::ostream &out) {
+  const auto us = [&](Section s, const std::string &variant, Content c, FrameSize size) {
+    const Row *r = results.find(s, variant, c, size);
+    return r ? r->us_per_frame : 0.0;
+  };
+  const auto ratio = [&](Section s, const std::string &variant, Content c, FrameSize size) {
+    const Row *r = results.find(s, variant, c, size);
+    return r ? r->ratio : 0.0;
+  };
+  std::vector<Goal> goals(7);
+  goals[0].name = "device-resident default <= 1.2x D2D copy (1080p/4K/8K, worst content)";
+  goals[1].name = "end to end depth 2 >= 1.8x depth 1 (4K)";
+  goals[2].name = "end to end depth 2 >= 0.95 of the PCIe floor (4K)";
+  goals[3].name = ">= 1.5x faster than the CUB pipeline, device-resident (worst content)";
+  goals[4].name = ">= 5x faster than seed-000 end to end (depth 2 vs its synchronous copies)";
+  goals[5].name = ">= 2x faster than seed-000 device-resident (worst content)";
+  goals[6].name = "constant frames <= 1.2x the time of uniform random ones (device-resident)";
+
+  for (FrameSize size : sizes_of(results)) {
+    const std::string where = short_label(size);
+    double v = 0;
+    if (size.height >= 1080 &&
+        worst_over_contents(
+            [&](Content c) { return ratio(Section::kDevice, names.engine_device, c, size); }, true,
+            &v))
+      goals[0].add(where, v, 1.2, false);
+    const Content natural = Content::kNatural;
+    const double d1 = us(Section::kEndToEnd, names.engine_depth1, natural, size);
+    const double d2 = us(Section::kEndToEnd, names.engine_depth2, natural, size);
+    if (size.height == 2160 && d1 > 0 && d2 > 0) goals[1].add(where, d1 / d2, 1.8, true);
+    const double floor_ratio = ratio(Section::kEndToEnd, names.engine_depth2, natural, size);
+    if (size.height == 2160 && floor_ratio > 0) goals[2].add(where, floor_ratio, 0.95, true);
+    if (worst_over_contents(
+            [&](Content c) {
+              const double e = us(Section::kDevice, names.engine_device, c, size);
+              const double p = us(Section::kDevice, names.cub_device, c, size);
+              return e > 0 && p > 0 ? p / e : 0.0;
+            },
+            false, &v))
+      goals[3].add(where, v, 1.5, true);
+    const double seed_e2e = us(Section::kEndToEnd, names.seed_end_to_end, natural, size);
+    if (d2 > 0 && seed_e2e > 0) goals[4].add(where, seed_e2e / d2, 5.0, true);
+    if (worst_over_contents(
+            [&](Content c) {
+              const double e = us(Section::kDevice, names.engine_device, c, size);
+              const double p = us(Section::kDevice, names.seed_device, c, size);
+              return e > 0 && p > 0 ? p / e : 0.0;
+            },
+            false, &v))
+      goals[5].add(where, v, 2.0, true);
+    const double constant = us(Section::kDevice, names.engine_device, Content::kConstant, size);
+    const double uniform = us(Section::kDevice, names.engine_device, Content::kUniform, size);
+    if (constant > 0 && uniform > 0) goals[6].add(where, constant / uniform, 1.2, false);
+  }
+
+  int missed = 0;
+  out << "\n== Goals (issue 3), ratios from this run\n";
+  for (const Goal &g : goals) {
+    const char *verdict = !g.has_data ? "MISS" : g.pass ? "PASS" : "MISS";
+    if (!g.has_data || !g.pass) ++missed;
+    out << verdict << "  " << g.name << ": " << (g.has_data ? g.detail : "no data") << "\n";
+  }
+  return missed;
+}
+
+}  // namespace bench

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Command line of histeq-bench.
+
+#include <string>
+#include <vector>
+
+#include "frames.h"
+#include "timing.h"
+
+namespace bench {
+
+struct Options {
+  std::string csv_path;  // empty: no CSV
+  bool quick = false;
+  bool all_variants = false;  // every engine histogram x scan x LUT combination, not one at a time
+  int device = 0;
+  std::vector<FrameSize> sizes{{1280, 720}, {1920, 1080}, {3840, 2160}, {7680, 4320}};
+  std::vector<Content> contents{Content::kNatural, Content::kUniform, Content::kConstant};
+
+  Repeats device_repeats(FrameSize size) const;
+  Repeats end_to_end_repeats(FrameSize size) const;
+  int cpu_runs() const { return quick ? 2 : 7; }
+};
+
+// Parses argv; on error or --help returns false with the message (usage) in `message`.
+bool parse_options(int argc, char **argv, Options *options, std::string *message);
+
+}  // namespace bench

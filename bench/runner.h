@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Verifies and times one contender on one test case and adds its row to the results:
+// first one frame whose bytes are compared with the CPU reference, then the timed repeats.
+
+#include <cstdint>
+#include <vector>
+
+#include "contenders.h"
+#include "frames.h"
+#include "planes.h"
+#include "results.h"
+#include "timing.h"
+
+namespace bench {
+
+struct TestCase {
+  const HostFrame &frame;
+  const std::vector<std::uint8_t> &reference;  // histeq::CpuEqualizer's output
+  Content content;
+};
+
+// Device-resident: `copy_us` is the D2D copy of the same plane measured in this run.
+void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
+                    const TestCase &test, const Repeats &repeats, double copy_us,
+                    cudaStream_t stream, Results *results);
+
+// End to end: `floor_us` is the PCIe floor per frame (H2D and D2H at once) from this run.
+void measure_end_to_end(const EndToEndContender &contender, const TestCase &test,
+                        const Repeats &repeats, double floor_us, Results *results);
+
+}  // namespace bench

@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// How every number in the table is taken: device work between CUDA events, host work (end to
+// end, CPU) with the steady clock; warm-up first, then the median of many batches.
+
+#include <algorithm>
+#include <chrono>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "resources.h"
+
+namespace bench {
+
+struct Repeats {
+  int warmup_batches;
+  int batches;
+  int frames_per_batch;
+};
+
+inline double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Device time per frame in microseconds: enqueue(i) puts frame i's work on `stream` (i counts
+// up across batches so callers rotate buffers with it); each batch of frames_per_batch frames
+// runs back to back between two events; the result is the median batch over the frame count.
+template <typename Enqueue>
+double device_us_per_frame(cudaStream_t stream, const Repeats &r, Enqueue &&enqueue) {
+  Event start, stop;
+  std::vector<double> per_frame;
+  long frame = 0;
+  for (int b = 0; b < r.warmup_batches + r.batches; ++b) {
+    start.record(stream);
+    for (int f = 0; f < r.frames_per_batch; ++f) enqueue(frame++);
+    stop.record(stream);
+    const double us = 1000.0 * stop.since(start) / r.frames_per_batch;
+    if (b >= r.warmup_batches) per_frame.push_back(us);
+  }
+  return median(per_frame);
+}
+
+// Host wall time per frame in microseconds: run(i, n) processes frames i..i+n-1 and returns
+// when they are complete.
+template <typename Run>
+double host_us_per_frame(const Repeats &r, Run &&run) {
+  std::vector<double> per_frame;
+  long frame = 0;
+  for (int b = 0; b < r.warmup_batches + r.batches; ++b) {
+    const auto t0 = std::chrono::steady_clock::now();
+    run(frame, r.frames_per_batch);
+    const auto t1 = std::chrono::steady_clock::now();
+    frame += r.frames_per_batch;
+    const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    if (b >= r.warmup_batches) per_frame.push_back(us / r.frames_per_batch);
+  }
+  return median(per_frame);
+}
+
+}  // namespace bench
