@@ -18,11 +18,13 @@ DevicePlanes::DevicePlanes(const HostFrame &frame, std::size_t min_bytes)
 }
 
 void DevicePlanes::reset(cudaStream_t stream) const {
-  for (std::size_t i = 0; i < src_.size(); ++i) {
-    BENCH_CUDA(cudaMemcpyAsync(src_[i].get(), frame_.bytes.data(), plane_bytes(),
-                               cudaMemcpyHostToDevice, stream));
-    BENCH_CUDA(cudaMemsetAsync(dst_[i].get(), 0x5A, plane_bytes(), stream));
-  }
+  for (long i = 0; i < count(); ++i) reset_one(i, stream);
+}
+
+void DevicePlanes::reset_one(long i, cudaStream_t stream) const {
+  BENCH_CUDA(
+      cudaMemcpyAsync(src(i), frame_.bytes.data(), plane_bytes(), cudaMemcpyHostToDevice, stream));
+  BENCH_CUDA(cudaMemsetAsync(dst(i), 0x5A, plane_bytes(), stream));
   BENCH_CUDA(cudaStreamSynchronize(stream));
 }
 

@@ -29,6 +29,8 @@ class DevicePlanes {
   // Restores every source to the original frame (after an in-place contender) and fills every
   // destination with a poison byte, so a contender that skips pixels cannot pass verification.
   void reset(cudaStream_t stream) const;
+  // The same for buffer pair i alone (cheap: one plane each way).
+  void reset_one(long i, cudaStream_t stream) const;
   // Copies destination (or source) buffer i to the host.
   std::vector<std::uint8_t> download_dst(long i) const;
   std::vector<std::uint8_t> download_src(long i) const;

@@ -23,21 +23,22 @@ void measure_device(const DeviceContender &contender, const DevicePlanes &planes
                     const TestCase &test, const Repeats &repeats, double copy_us,
                     cudaStream_t harness_stream, Results *results) {
   cudaStream_t stream = contender.legacy_default_stream ? nullptr : harness_stream;
-  planes.reset(stream);
+  planes.reset_one(0, stream);
   std::uint8_t *out0 = contender.in_place ? planes.src(0) : planes.dst(0);
   contender.enqueue(planes.src(0), out0, stream);
   BENCH_CUDA(cudaStreamSynchronize(stream));
   const std::vector<std::uint8_t> out =
       contender.in_place ? planes.download_src(0) : planes.download_dst(0);
   const std::string check = check_output(out.data(), planes.pitch(), test.frame, test.reference);
-  // In-place contenders would re-equalize their own output on the next visit of a buffer,
-  // which changes the content under test: they get a fresh copy of the sources first and are
-  // timed out of place into the destinations when they can be, else in place (noted).
-  planes.reset(stream);
+  // In-place contenders re-equalize their own output on every later visit of a buffer (the
+  // picture stays close to the equalized one, which is what they are timed on); the sources are
+  // restored afterwards so that the next contender sees the test frame.
+  if (contender.in_place) planes.reset_one(0, stream);
   Row row{Section::kDevice, contender.name, test.content, test.frame.size};
   row.us_per_frame = device_us_per_frame(stream, repeats, [&](long i) {
     contender.enqueue(planes.src(i), contender.in_place ? planes.src(i) : planes.dst(i), stream);
   });
+  if (contender.in_place) planes.reset(stream);
   row.ratio = copy_us > 0 ? row.us_per_frame / copy_us : 0;
   row.check = verdict(check, contender.known_defect);
   log_row(row);
