@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Equalizes 8-bit luma planes that the device can address, in place, on a caller's stream:
+//
+//   histeq::cuda::DeviceEqualizer eq;
+//   if (eq.init(0) != cudaSuccess) ...                  // scratch on the current device
+//   eq.equalize(plane, histeq::full_range(8), {}, stream);  // enqueues, returns at once
+//
+// One equalizer serves one frame at a time (its histogram and LUT are the frame's scratch);
+// frames in flight on several streams each need their own (StreamRing does that).
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "device_plane.h"
+#include "equalization.h"
+#include "methods.h"
+
+namespace histeq::cuda {
+
+class DeviceEqualizer {
+ public:
+  // Device memory init() allocates: a 64-bit histogram and the LUT.
+  static constexpr std::size_t kScratchBytes = 256 * sizeof(unsigned long long) + 256;
+
+  DeviceEqualizer() = default;
+  ~DeviceEqualizer();
+  DeviceEqualizer(const DeviceEqualizer &) = delete;
+  DeviceEqualizer &operator=(const DeviceEqualizer &) = delete;
+
+  // Allocates the scratch on the current device; `constant_slot` (0..kConstantLutSlots-1)
+  // picks this equalizer's LUT in constant memory, for the constant-LUT variant.
+  cudaError_t init(int constant_slot);
+
+  // Enqueues histogram -> scan + LUT -> map on `stream`.
+  cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
+                       cudaStream_t stream);
+
+  // The LUT of the last frame (device memory; valid once the stream reached it).
+  const std::uint8_t *d_lut() const { return d_lut_; }
+
+ private:
+  unsigned long long *d_histogram_ = nullptr;
+  std::uint8_t *d_lut_ = nullptr;
+  cudaTextureObject_t lut_texture_ = 0;
+  int constant_slot_ = 0;
+  int sm_count_ = 1;
+};
+
+}  // namespace histeq::cuda

@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "map_kernels.h"
+
+#include <algorithm>
+
+#include "cuda_check.h"
+
+namespace histeq::cuda {
+
+namespace {
+
+constexpr int kLevels = 256;
+constexpr int kBlock = 256;
+
+__constant__ std::uint8_t c_luts[kConstantLutSlots][kLevels];
+
+// One 32-bit word per entry: a byte table would put four entries in one bank word and make
+// neighbouring lanes' lookups contend.
+struct SharedLut {
+  const unsigned *table;
+  __device__ unsigned operator()(unsigned v) const { return table[v]; }
+};
+struct ConstantLut {
+  int slot;
+  __device__ unsigned operator()(unsigned v) const { return c_luts[slot][v]; }
+};
+struct TextureLut {
+  cudaTextureObject_t texture;
+  __device__ unsigned operator()(unsigned v) const {
+    return tex1Dfetch<unsigned char>(texture, int(v));
+  }
+};
+
+template <typename Lut>
+__device__ __forceinline__ unsigned map_word(unsigned w, const Lut &lut) {
+  return lut(w & 0xff) | lut((w >> 8) & 0xff) << 8 | lut((w >> 16) & 0xff) << 16 |
+         lut(w >> 24) << 24;
+}
+
+// Work item = 16 bytes of one row with one uint4 load and store when rows are 16-byte aligned;
+// the row tail and unaligned planes go byte by byte.
+template <typename Lut>
+__device__ void map_plane(const DevicePlane &plane, const Lut &lut) {
+  const bool aligned = ((std::uintptr_t)plane.data % 16 == 0) && (plane.pitch % 16 == 0);
+  const int chunks = aligned ? plane.width / 16 : 0;
+  const int per_row = chunks + (plane.width > chunks * 16 ? 1 : 0);
+  const long long items = (long long)per_row * plane.height;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < items;
+       i += (long long)gridDim.x * blockDim.x) {
+    const int y = int(i / per_row);
+    const int c = int(i - (long long)y * per_row);
+    std::uint8_t *row = plane.data + (std::size_t)y * plane.pitch;
+    if (c < chunks) {
+      uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
+      v.x = map_word(v.x, lut);
+      v.y = map_word(v.y, lut);
+      v.z = map_word(v.z, lut);
+      v.w = map_word(v.w, lut);
+      *reinterpret_cast<uint4 *>(row + c * 16) = v;
+    } else {
+      for (int x = chunks * 16; x < plane.width; ++x) row[x] = std::uint8_t(lut(row[x]));
+    }
+  }
+}
+
+__global__ void map_shared(DevicePlane plane, const std::uint8_t *d_lut) {
+  __shared__ unsigned table[kLevels];
+  for (int v = threadIdx.x; v < kLevels; v += blockDim.x) table[v] = d_lut[v];
+  __syncthreads();
+  map_plane(plane, SharedLut{table});
+}
+
+__global__ void map_constant(DevicePlane plane, int slot) {
+  map_plane(plane, ConstantLut{slot});
+}
+
+__global__ void map_texture(DevicePlane plane, cudaTextureObject_t texture) {
+  map_plane(plane, TextureLut{texture});
+}
+
+}  // namespace
+
+cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, int sm_count,
+                       cudaStream_t stream) {
+  const long long items = ((long long)plane.width + 15) / 16 * plane.height;
+  if (items == 0) return cudaSuccess;
+  const int grid = int(std::max<long long>(
+      1, std::min<long long>((items + kBlock - 1) / kBlock, (long long)sm_count * 8)));
+  switch (lut.memory) {
+    case LutMemory::kShared:
+      map_shared<<<grid, kBlock, 0, stream>>>(plane, lut.d_lut);
+      break;
+    case LutMemory::kConstant:
+      HISTEQ_CUDA_TRY(cudaMemcpyToSymbolAsync(c_luts, lut.d_lut, kLevels,
+                                              std::size_t(lut.constant_slot) * kLevels,
+                                              cudaMemcpyDeviceToDevice, stream));
+      map_constant<<<grid, kBlock, 0, stream>>>(plane, lut.constant_slot);
+      break;
+    case LutMemory::kTexture:
+      map_texture<<<grid, kBlock, 0, stream>>>(plane, lut.texture);
+      break;
+  }
+  HISTEQ_CUDA_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
+}  // namespace histeq::cuda

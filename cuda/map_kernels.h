@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "device_plane.h"
+#include "methods.h"
+
+namespace histeq::cuda {
+
+// Where the map kernel reads the LUT from. `texture` is a texture object over d_lut; `slot`
+// picks the constant-memory LUT, filled from d_lut on the stream before the map.
+struct LutSource {
+  LutMemory memory = LutMemory::kShared;
+  const std::uint8_t *d_lut = nullptr;
+  cudaTextureObject_t texture = 0;
+  int constant_slot = 0;
+};
+
+// plane[y][x] = lut[plane[y][x]] for the visible width of every row, in place, on `stream`.
+cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, int sm_count,
+                       cudaStream_t stream);
+
+}  // namespace histeq::cuda

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "pinned_memory.h"
+
+namespace histeq::cuda {
+
+cudaError_t allocate_pinned(std::size_t bytes, void **h_ptr) {
+  return cudaHostAlloc(h_ptr, bytes, cudaHostAllocPortable);
+}
+
+cudaError_t free_pinned(void *h_ptr) {
+  return cudaFreeHost(h_ptr);
+}
+
+bool is_pinned(const void *h_ptr) {
+  cudaPointerAttributes attributes{};
+  if (cudaPointerGetAttributes(&attributes, h_ptr) != cudaSuccess) {
+    cudaGetLastError();  // the query's failure must not stick to the next call
+    return false;
+  }
+  return attributes.type == cudaMemoryTypeHost;
+}
+
+}  // namespace histeq::cuda

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "stream_ring.h"
+
+#include <cstring>
+
+#include "cuda_check.h"
+#include "device_equalizer.h"
+#include "pinned_memory.h"
+
+namespace histeq::cuda {
+
+namespace {
+
+// A pinned host buffer that grows to the largest frame seen, for staging pageable frames.
+struct PinnedStage {
+  void *h_data = nullptr;
+  std::size_t bytes = 0;
+
+  ~PinnedStage() { free_pinned(h_data); }
+  cudaError_t reserve(std::size_t needed) {
+    if (needed <= bytes) return cudaSuccess;
+    HISTEQ_CUDA_TRY(free_pinned(h_data));
+    h_data = nullptr;
+    bytes = 0;
+    HISTEQ_CUDA_TRY(allocate_pinned(needed, &h_data));
+    bytes = needed;
+    return cudaSuccess;
+  }
+  std::uint8_t *data() const { return static_cast<std::uint8_t *>(h_data); }
+};
+
+void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src,
+               std::size_t src_pitch, int width, int height) {
+  for (int y = 0; y < height; ++y)
+    std::memcpy(dst + y * dst_pitch, src + y * src_pitch, std::size_t(width));
+}
+
+}  // namespace
+
+struct StreamRing::Slot {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t done = nullptr;
+  DeviceEqualizer equalizer;
+  std::uint8_t *d_plane = nullptr;
+  std::size_t d_pitch = 0;
+  int d_width = 0;
+  int d_height = 0;
+  PinnedStage stage_in;
+  PinnedStage stage_out;
+  HostFrame frame;
+  bool staged_out = false;
+
+  ~Slot() {
+    if (stream) cudaStreamSynchronize(stream);
+    cudaFree(d_plane);
+    if (done) cudaEventDestroy(done);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+StreamRing::StreamRing() = default;
+
+StreamRing::~StreamRing() {
+  discard();
+}
+
+cudaError_t StreamRing::init(int depth, KernelConfig config) {
+  if (!slots_.empty()) return cudaErrorInitializationError;
+  if (depth < 1 || depth > kMaxDepth) return cudaErrorInvalidValue;
+  config_ = config;
+  for (int i = 0; i < depth; ++i) {
+    auto slot = std::make_unique<Slot>();
+    HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
+    HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming));
+    HISTEQ_CUDA_TRY(slot->equalizer.init(i));
+    slots_.push_back(std::move(slot));
+  }
+  return cudaSuccess;
+}
+
+// Grows the slot's device plane to the frame; the slot is idle, so freeing is safe.
+cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
+  if (frame.width > slot.d_width || frame.height > slot.d_height) {
+    HISTEQ_CUDA_TRY(cudaFree(slot.d_plane));
+    slot.d_plane = nullptr;
+    slot.d_width = slot.d_height = 0;
+    HISTEQ_CUDA_TRY(cudaMallocPitch(reinterpret_cast<void **>(&slot.d_plane), &slot.d_pitch,
+                                    std::size_t(frame.width), std::size_t(frame.height)));
+    slot.d_width = frame.width;
+    slot.d_height = frame.height;
+  }
+  return cudaSuccess;
+}
+
+cudaError_t StreamRing::submit(const HostFrame &frame) {
+  if (slots_.empty()) return cudaErrorInitializationError;
+  if (full()) return cudaErrorNotReady;
+  if (frame.width < 0 || frame.height < 0 || !frame.src || !frame.dst ||
+      frame.src_pitch < std::size_t(frame.width) || frame.dst_pitch < std::size_t(frame.width))
+    return cudaErrorInvalidValue;
+  Slot &slot = *slots_[next_];
+  HISTEQ_CUDA_TRY(prepare(slot, frame));
+  const std::size_t width = std::size_t(frame.width);
+  const std::size_t height = std::size_t(frame.height);
+
+  const std::uint8_t *upload = frame.src;
+  std::size_t upload_pitch = frame.src_pitch;
+  if (!is_pinned(frame.src)) {
+    HISTEQ_CUDA_TRY(slot.stage_in.reserve(width * height));
+    copy_rows(slot.stage_in.data(), width, frame.src, frame.src_pitch, frame.width, frame.height);
+    upload = slot.stage_in.data();
+    upload_pitch = width;
+  }
+  if (width && height) {
+    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, upload, upload_pitch, width,
+                                      height, cudaMemcpyHostToDevice, slot.stream));
+  }
+  const DevicePlane plane{slot.d_plane, frame.width, frame.height, slot.d_pitch};
+  HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
+
+  slot.staged_out = !is_pinned(frame.dst);
+  std::uint8_t *download = frame.dst;
+  std::size_t download_pitch = frame.dst_pitch;
+  if (slot.staged_out) {
+    HISTEQ_CUDA_TRY(slot.stage_out.reserve(width * height));
+    download = slot.stage_out.data();
+    download_pitch = width;
+  }
+  if (width && height) {
+    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(download, download_pitch, slot.d_plane, slot.d_pitch, width,
+                                      height, cudaMemcpyDeviceToHost, slot.stream));
+  }
+  HISTEQ_CUDA_TRY(cudaEventRecord(slot.done, slot.stream));
+  slot.frame = frame;
+  next_ = (next_ + 1) % depth();
+  ++in_flight_;
+  return cudaSuccess;
+}
+
+cudaError_t StreamRing::wait(std::uint64_t *tag) {
+  if (in_flight_ == 0) return cudaErrorNotReady;
+  Slot &slot = *slots_[(next_ - in_flight_ + depth()) % depth()];
+  --in_flight_;
+  HISTEQ_CUDA_TRY(cudaEventSynchronize(slot.done));
+  const HostFrame &frame = slot.frame;
+  if (slot.staged_out) {
+    copy_rows(frame.dst, frame.dst_pitch, slot.stage_out.data(), std::size_t(frame.width),
+              frame.width, frame.height);
+  }
+  if (tag) *tag = frame.tag;
+  return cudaSuccess;
+}
+
+cudaError_t StreamRing::discard() {
+  cudaError_t first_error = cudaSuccess;
+  for (auto &slot : slots_) {
+    const cudaError_t status = cudaStreamSynchronize(slot->stream);
+    if (first_error == cudaSuccess) first_error = status;
+  }
+  in_flight_ = 0;
+  return first_error;
+}
+
+}  // namespace histeq::cuda

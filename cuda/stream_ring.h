@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Frames through a ring of CUDA streams, so that frame N+1's upload, frame N's histogram, scan
+// and LUT, and frame N-1's map and download overlap:
+//
+//   histeq::cuda::StreamRing ring;
+//   ring.init(2, {});                          // depth 2 on the current device
+//   for each frame:
+//     if (ring.full()) ring.wait(&tag);        // oldest frame's dst now holds its output
+//     ring.submit({src, src_pitch, dst, dst_pitch, width, height, range, tag});
+//   while (ring.in_flight()) ring.wait(&tag);  // drain (EOS)
+//
+// Only the luma plane crosses PCIe. Pinned src/dst are copied by DMA directly; pageable ones
+// are staged through the slot's pinned buffers (a CPU copy each way).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+
+#include "equalization.h"
+#include "methods.h"
+
+namespace histeq::cuda {
+
+struct HostFrame {
+  const std::uint8_t *src = nullptr;
+  std::size_t src_pitch = 0;
+  std::uint8_t *dst = nullptr;  // may be src: in place
+  std::size_t dst_pitch = 0;
+  int width = 0;
+  int height = 0;
+  OutputRange range = full_range(8);
+  std::uint64_t tag = 0;  // handed back by wait()
+};
+
+class StreamRing {
+ public:
+  static constexpr int kMaxDepth = 8;
+
+  StreamRing();
+  ~StreamRing();  // waits for frames in flight and drops them
+  StreamRing(const StreamRing &) = delete;
+  StreamRing &operator=(const StreamRing &) = delete;
+
+  // Creates `depth` (1..kMaxDepth) slots on the current device.
+  cudaError_t init(int depth, KernelConfig config);
+
+  int depth() const { return int(slots_.size()); }
+  int in_flight() const { return in_flight_; }
+  bool full() const { return in_flight_ == depth(); }
+
+  // Enqueues the frame and returns without waiting for the GPU (cudaErrorNotReady when full).
+  cudaError_t submit(const HostFrame &frame);
+  // Blocks until the oldest frame is back in its dst; returns its tag.
+  cudaError_t wait(std::uint64_t *tag);
+  // Waits for every frame in flight and forgets them (flush).
+  cudaError_t discard();
+
+ private:
+  struct Slot;
+  cudaError_t prepare(Slot &slot, const HostFrame &frame);
+
+  std::vector<std::unique_ptr<Slot>> slots_;
+  KernelConfig config_;
+  int next_ = 0;  // slot of the next submit
+  int in_flight_ = 0;
+};
+
+}  // namespace histeq::cuda

@@ -1,0 +1,21 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Test content for the GPU engine and the CPU oracle it must match.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "equalization.h"
+
+enum class Content { kUniform, kNatural, kConstant, kTwoValues, kAllLevels };
+
+std::string content_name(Content content);
+
+// A tightly packed width x height luma frame.
+std::vector<std::uint8_t> make_frame(Content content, int width, int height, unsigned seed);
+
+// The CPU core's output for the same frame: the oracle.
+std::vector<std::uint8_t> cpu_equalized(std::vector<std::uint8_t> frame, int width, int height,
+                                        histeq::OutputRange range);

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "gpu_test_support.h"
+
+std::string cuda_device_missing_reason() {
+  int count = 0;
+  const cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess) {
+    cudaGetLastError();
+    return std::string("no usable CUDA device: ") + cudaGetErrorString(status);
+  }
+  if (count == 0) return "no CUDA device on this machine";
+  return {};
+}
+
+GuardedDevicePlane::GuardedDevicePlane(int width, int height, std::size_t pitch)
+    : width_(width), height_(height), pitch_(pitch), bytes_(2 * kBand + pitch * height) {
+  if (cudaMalloc(reinterpret_cast<void **>(&d_base_), bytes_) != cudaSuccess ||
+      cudaMemset(d_base_, kGuard, bytes_) != cudaSuccess)
+    d_base_ = nullptr;
+}
+
+GuardedDevicePlane::~GuardedDevicePlane() {
+  cudaFree(d_base_);
+}
+
+histeq::cuda::DevicePlane GuardedDevicePlane::plane() const {
+  return {d_base_ ? d_base_ + kBand : nullptr, width_, height_, pitch_};
+}
+
+cudaError_t GuardedDevicePlane::upload(const std::vector<std::uint8_t> &packed) {
+  if (!d_base_) return cudaErrorMemoryAllocation;
+  if (width_ == 0 || height_ == 0) return cudaSuccess;
+  return cudaMemcpy2D(d_base_ + kBand, pitch_, packed.data(), std::size_t(width_),
+                      std::size_t(width_), std::size_t(height_), cudaMemcpyHostToDevice);
+}
+
+cudaError_t GuardedDevicePlane::download(std::vector<std::uint8_t> &packed,
+                                         bool &guards_intact) const {
+  if (!d_base_) return cudaErrorMemoryAllocation;
+  std::vector<std::uint8_t> all(bytes_);
+  const cudaError_t status = cudaMemcpy(all.data(), d_base_, bytes_, cudaMemcpyDeviceToHost);
+  if (status != cudaSuccess) return status;
+  guards_intact = true;
+  packed.assign(std::size_t(width_) * height_, 0);
+  for (std::size_t i = 0; i < kBand; ++i)
+    guards_intact &= all[i] == kGuard && all[bytes_ - 1 - i] == kGuard;
+  for (int y = 0; y < height_; ++y) {
+    const std::uint8_t *row = all.data() + kBand + y * pitch_;
+    std::copy(row, row + width_, packed.begin() + std::size_t(y) * width_);
+    for (std::size_t x = std::size_t(width_); x < pitch_; ++x) guards_intact &= row[x] == kGuard;
+  }
+  return cudaSuccess;
+}

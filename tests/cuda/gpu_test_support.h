@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include "device_plane.h"
+
+// Skips the test, with the reason, on machines without a usable CUDA device (CI).
+#define SKIP_WITHOUT_CUDA_DEVICE()                           \
+  do {                                                       \
+    const std::string reason = cuda_device_missing_reason(); \
+    if (!reason.empty()) GTEST_SKIP() << reason;             \
+  } while (0)
+
+// Empty when a CUDA device is usable, else why not (the CUDA error text).
+std::string cuda_device_missing_reason();
+
+#define ASSERT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << cudaGetErrorString(call)
+
+// A pitched device plane with guard bands before and after it and padding after every row,
+// all filled with a known byte, so any write outside the visible image is caught.
+class GuardedDevicePlane {
+ public:
+  static constexpr std::uint8_t kGuard = 0xC7;
+  static constexpr std::size_t kBand = 4096;
+
+  GuardedDevicePlane(int width, int height, std::size_t pitch);
+  ~GuardedDevicePlane();
+
+  histeq::cuda::DevicePlane plane() const;
+  cudaError_t upload(const std::vector<std::uint8_t> &packed);
+  // The visible pixels, tightly packed; also checks every guard and padding byte.
+  cudaError_t download(std::vector<std::uint8_t> &packed, bool &guards_intact) const;
+
+ private:
+  int width_, height_;
+  std::size_t pitch_;
+  std::size_t bytes_;
+  std::uint8_t *d_base_ = nullptr;
+};

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Every histogram method x scan x LUT memory, bit-exact against the CPU core, on pitched device
+// planes with guard bands.
+#include <map>
+#include <tuple>
+
+#include "device_equalizer.h"
+#include "gpu_frames.h"
+#include "gpu_test_support.h"
+
+using histeq::cuda::DeviceEqualizer;
+using histeq::cuda::HistogramMethod;
+using histeq::cuda::KernelConfig;
+using histeq::cuda::LutMemory;
+using histeq::cuda::ScanMethod;
+
+namespace {
+
+struct Size {
+  int width, height;
+  std::size_t padding;  // pitch = width + padding (rounded to 16 when `aligned`)
+  bool aligned;
+};
+
+enum class SizeClass { kSmall, kLarge };
+
+std::vector<Size> sizes_of(SizeClass size_class) {
+  if (size_class == SizeClass::kSmall)
+    return {{1, 1, 0, false},
+            {7, 3, 5, false},
+            {64, 48, 0, true},
+            {385, 289, 40, true},
+            {385, 289, 3, false}};
+  return {{1920, 1080, 0, true}, {4097, 2161, 31, true}, {8192, 4320, 0, true}};
+}
+
+std::size_t pitch_of(const Size &size) {
+  const std::size_t pitch = std::size_t(size.width) + size.padding;
+  return size.aligned ? (pitch + 15) / 16 * 16 : pitch;
+}
+
+// The CPU oracle is the slow part at 8K: compute each (content, size, range) once.
+const std::vector<std::uint8_t> &expected(Content content, const Size &size, bool limited) {
+  static std::map<std::tuple<int, int, int, bool>, std::vector<std::uint8_t>> cache;
+  auto key = std::make_tuple(int(content), size.width, size.height, limited);
+  auto found = cache.find(key);
+  if (found == cache.end()) {
+    const auto frame = make_frame(content, size.width, size.height, 1234);
+    found =
+        cache
+            .emplace(key, cpu_equalized(frame, size.width, size.height,
+                                        limited ? histeq::limited_range(8) : histeq::full_range(8)))
+            .first;
+  }
+  return found->second;
+}
+
+using Variant = std::tuple<HistogramMethod, ScanMethod, LutMemory, SizeClass>;
+
+class EveryVariant : public ::testing::TestWithParam<Variant> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+  KernelConfig config() const {
+    return {std::get<0>(GetParam()), std::get<1>(GetParam()), std::get<2>(GetParam())};
+  }
+};
+
+std::string variant_name(const ::testing::TestParamInfo<Variant> &info) {
+  std::string name = std::string(to_string(std::get<0>(info.param))) + "_" +
+                     to_string(std::get<1>(info.param)) + "_" + to_string(std::get<2>(info.param));
+  for (char &c : name)
+    if (c == '-') c = '_';
+  return name;
+}
+
+}  // namespace
+
+TEST_P(EveryVariant, BitExactWithTheCpuCoreAndNoStrayWrites) {
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  for (const Size &size : sizes_of(std::get<3>(GetParam()))) {
+    for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
+                            Content::kTwoValues, Content::kAllLevels}) {
+      const bool limited = content == Content::kNatural && size.width % 2 == 1;
+      SCOPED_TRACE(content_name(content) + " " + std::to_string(size.width) + "x" +
+                   std::to_string(size.height) + " pitch " + std::to_string(pitch_of(size)) +
+                   (limited ? " limited" : " full"));
+      GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
+      ASSERT_CUDA(plane.upload(make_frame(content, size.width, size.height, 1234)));
+      ASSERT_CUDA(equalizer.equalize(plane.plane(),
+                                     limited ? histeq::limited_range(8) : histeq::full_range(8),
+                                     config(), nullptr));
+      ASSERT_CUDA(cudaStreamSynchronize(nullptr));
+      std::vector<std::uint8_t> out;
+      bool guards_intact = false;
+      ASSERT_CUDA(plane.download(out, guards_intact));
+      EXPECT_TRUE(guards_intact);
+      ASSERT_TRUE(out == expected(content, size, limited));
+    }
+  }
+}
+
+// All 256 one-level frames, the worst case for atomics contention: each maps to itself.
+TEST_P(EveryVariant, EveryConstantFrameMapsToItself) {
+  if (std::get<3>(GetParam()) == SizeClass::kLarge) GTEST_SKIP() << "covered by the small class";
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  GuardedDevicePlane plane(67, 33, 80);
+  for (int level = 0; level < 256; ++level) {
+    const auto frame = make_frame(Content::kConstant, 67, 33, unsigned(level));
+    ASSERT_CUDA(plane.upload(frame));
+    ASSERT_CUDA(equalizer.equalize(plane.plane(), histeq::full_range(8), config(), nullptr));
+    std::vector<std::uint8_t> out;
+    bool guards_intact = false;
+    ASSERT_CUDA(plane.download(out, guards_intact));
+    ASSERT_TRUE(guards_intact) << "level " << level;
+    ASSERT_TRUE(out == frame) << "level " << level;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Small, EveryVariant,
+                         ::testing::Combine(::testing::ValuesIn(histeq::cuda::kHistogramMethods),
+                                            ::testing::ValuesIn(histeq::cuda::kScanMethods),
+                                            ::testing::ValuesIn(histeq::cuda::kLutMemories),
+                                            ::testing::Values(SizeClass::kSmall)),
+                         variant_name);
+
+INSTANTIATE_TEST_SUITE_P(Large, EveryVariant,
+                         ::testing::Combine(::testing::ValuesIn(histeq::cuda::kHistogramMethods),
+                                            ::testing::ValuesIn(histeq::cuda::kScanMethods),
+                                            ::testing::ValuesIn(histeq::cuda::kLutMemories),
+                                            ::testing::Values(SizeClass::kLarge)),
+                         variant_name);
+
+TEST(DeviceEqualizer, RejectsUseBeforeInitAndBadSlots) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  DeviceEqualizer equalizer;
+  EXPECT_EQ(equalizer.equalize({}, histeq::full_range(8), {}, nullptr),
+            cudaErrorInitializationError);
+  EXPECT_EQ(equalizer.init(-1), cudaErrorInvalidValue);
+  EXPECT_EQ(equalizer.init(histeq::cuda::kConstantLutSlots), cudaErrorInvalidValue);
+}
+
+TEST(KernelMethods, NamesRoundTrip) {
+  for (HistogramMethod m : histeq::cuda::kHistogramMethods) {
+    HistogramMethod parsed{};
+    EXPECT_TRUE(histeq::cuda::parse(to_string(m), parsed));
+    EXPECT_EQ(parsed, m);
+  }
+  for (ScanMethod m : histeq::cuda::kScanMethods) {
+    ScanMethod parsed{};
+    EXPECT_TRUE(histeq::cuda::parse(to_string(m), parsed));
+    EXPECT_EQ(parsed, m);
+  }
+  for (LutMemory m : histeq::cuda::kLutMemories) {
+    LutMemory parsed{};
+    EXPECT_TRUE(histeq::cuda::parse(to_string(m), parsed));
+    EXPECT_EQ(parsed, m);
+  }
+  HistogramMethod unknown{};
+  EXPECT_FALSE(histeq::cuda::parse("no-such-method", unknown));
+}

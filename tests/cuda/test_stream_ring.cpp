@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Frames through the stream ring: in order, bit-exact with the CPU core, pinned and pageable.
+#include <deque>
+
+#include "gpu_frames.h"
+#include "gpu_test_support.h"
+#include "pinned_memory.h"
+#include "stream_ring.h"
+
+using histeq::cuda::HostFrame;
+using histeq::cuda::StreamRing;
+
+namespace {
+
+// Host memory of either kind, freed the right way.
+struct HostBuffer {
+  std::uint8_t *data = nullptr;
+  bool pinned;
+  std::vector<std::uint8_t> pageable;
+
+  HostBuffer(std::size_t bytes, bool use_pinned) : pinned(use_pinned) {
+    if (pinned) {
+      void *p = nullptr;
+      if (histeq::cuda::allocate_pinned(bytes, &p) == cudaSuccess)
+        data = static_cast<std::uint8_t *>(p);
+    } else {
+      pageable.resize(bytes);
+      data = pageable.data();
+    }
+  }
+  ~HostBuffer() {
+    if (pinned) histeq::cuda::free_pinned(data);
+  }
+};
+
+class RingDepth : public ::testing::TestWithParam<std::tuple<int, bool>> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+}  // namespace
+
+TEST_P(RingDepth, FramesComeBackInOrderAndBitExact) {
+  const auto [depth, pinned] = GetParam();
+  StreamRing ring;
+  ASSERT_CUDA(ring.init(depth, {}));
+  // Sizes change mid-stream and rows are padded, as GStreamer frames may be.
+  const int widths[] = {640, 641, 1920, 33};
+  const int heights[] = {480, 361, 1080, 17};
+  constexpr int kFrames = 12;
+  constexpr std::size_t kPadding = 24;
+  std::vector<std::unique_ptr<HostBuffer>> buffers;
+  std::vector<std::vector<std::uint8_t>> expected;
+  std::deque<std::uint64_t> pending;
+  std::vector<std::uint64_t> finished;
+
+  for (int i = 0; i < kFrames; ++i) {
+    const int w = widths[i % 4], h = heights[i % 4];
+    const std::size_t pitch = std::size_t(w) + kPadding;
+    const auto content = Content(i % 5);
+    const auto frame = make_frame(content, w, h, unsigned(i));
+    const bool limited = i % 3 == 0;
+    expected.push_back(
+        cpu_equalized(frame, w, h, limited ? histeq::limited_range(8) : histeq::full_range(8)));
+    buffers.push_back(std::make_unique<HostBuffer>(pitch * h, pinned));
+    ASSERT_NE(buffers.back()->data, nullptr);
+    std::fill(buffers.back()->data, buffers.back()->data + pitch * h, std::uint8_t(0xEE));
+    for (int y = 0; y < h; ++y)
+      std::copy_n(frame.begin() + std::ptrdiff_t(y) * w, w, buffers.back()->data + y * pitch);
+
+    if (ring.full()) {
+      std::uint64_t tag = 0;
+      ASSERT_CUDA(ring.wait(&tag));
+      finished.push_back(tag);
+    }
+    HostFrame host;
+    host.src = host.dst = buffers.back()->data;
+    host.src_pitch = host.dst_pitch = pitch;
+    host.width = w;
+    host.height = h;
+    host.range = limited ? histeq::limited_range(8) : histeq::full_range(8);
+    host.tag = std::uint64_t(i);
+    ASSERT_CUDA(ring.submit(host));
+    EXPECT_LE(ring.in_flight(), depth);
+  }
+  while (ring.in_flight()) {
+    std::uint64_t tag = 0;
+    ASSERT_CUDA(ring.wait(&tag));
+    finished.push_back(tag);
+  }
+  ASSERT_EQ(finished.size(), std::size_t(kFrames));
+  for (int i = 0; i < kFrames; ++i) {
+    EXPECT_EQ(finished[i], std::uint64_t(i));
+    const int w = widths[i % 4], h = heights[i % 4];
+    const std::size_t pitch = std::size_t(w) + kPadding;
+    for (int y = 0; y < h; ++y) {
+      const std::uint8_t *row = buffers[i]->data + y * pitch;
+      ASSERT_TRUE(std::equal(row, row + w, expected[i].begin() + std::ptrdiff_t(y) * w))
+          << "frame " << i << " row " << y;
+      for (std::size_t x = std::size_t(w); x < pitch; ++x)
+        ASSERT_EQ(row[x], 0xEE) << "padding written, frame " << i << " row " << y;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, RingDepth,
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4), ::testing::Bool()),
+                         [](const auto &info) {
+                           return "depth" + std::to_string(std::get<0>(info.param)) +
+                                  (std::get<1>(info.param) ? "_pinned" : "_pageable");
+                         });
+
+TEST(StreamRing, RefusesBadDepthsAndSubmitsWhenFull) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  StreamRing too_deep;
+  EXPECT_EQ(too_deep.init(StreamRing::kMaxDepth + 1, {}), cudaErrorInvalidValue);
+  StreamRing empty;
+  EXPECT_EQ(empty.init(0, {}), cudaErrorInvalidValue);
+
+  StreamRing ring;
+  ASSERT_CUDA(ring.init(1, {}));
+  std::vector<std::uint8_t> frame = make_frame(Content::kNatural, 16, 16, 1);
+  HostFrame host;
+  host.src = host.dst = frame.data();
+  host.src_pitch = host.dst_pitch = 16;
+  host.width = host.height = 16;
+  ASSERT_CUDA(ring.submit(host));
+  EXPECT_EQ(ring.submit(host), cudaErrorNotReady);
+  ASSERT_CUDA(ring.discard());
+  EXPECT_EQ(ring.in_flight(), 0);
+  std::uint64_t tag = 0;
+  EXPECT_EQ(ring.wait(&tag), cudaErrorNotReady);
+}
+
+TEST(NoDevice, ReasonIsEmptyOnlyWithADevice) {
+  int count = 0;
+  const bool have_device = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaGetLastError();
+  EXPECT_EQ(cuda_device_missing_reason().empty(), have_device);
+  if (!have_device) {
+    EXPECT_NE(cuda_device_missing_reason().find("CUDA"), std::string::npos);
+  }
+}
