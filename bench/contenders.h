@@ -24,6 +24,8 @@ struct DeviceContender {
   std::string known_defect;
   // Ignores `stream` and works on the legacy default stream (the seed): timed there.
   bool legacy_default_stream = false;
+  // Shown only in the cross-product table, not the headline one.
+  bool detail = false;
 };
 
 struct EndToEndContender {
@@ -31,6 +33,8 @@ struct EndToEndContender {
   // Processes frames first .. first + count - 1 (the contender rotates its own host buffers by
   // frame number) and returns when all of them are back in host memory.
   std::function<void(long first, int count)> run;
+  // Optional, untimed, before each run(): refills inputs that an in-place contender changed.
+  std::function<void(long first, int count)> prepare;
   // The output of frame `frame` (valid after run() covered it) and its row pitch.
   std::function<const std::uint8_t *(long frame)> output;
   std::ptrdiff_t output_pitch = 0;

@@ -17,7 +17,7 @@ namespace bench {
 struct EngineInfo {
   bool present = false;
   std::string description;  // one line for the header of the output
-  // Host-memory kinds the engine's ring does not take, said in the output.
+  // What issue 3 asks to measure that the engine does not offer (so is not measured).
   std::string not_offered;
 };
 
@@ -28,9 +28,11 @@ EngineInfo engine_info();
 std::vector<DeviceContender> engine_device_contenders(FrameSize size, std::ptrdiff_t pitch,
                                                       bool all_variants);
 
-// End to end through the stream ring: pinned at depths 1, 2, 3, then the other host kinds the
-// engine takes (pageable, mapped, managed) at the default depth.
-std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &frame);
+// End to end: the stream ring from pinned memory at depths 1, 2, 3 and from pageable memory
+// at depth 2 (staged by the ring), and DeviceEqualizer on mapped and on managed memory.
+// `frames_per_batch`: frames per timed batch (in-place contenders get that many buffers).
+std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &frame,
+                                                            int frames_per_batch);
 
 // The engine rows the goals compare; the peer rows are filled in by main().
 GoalRows engine_goal_rows();

@@ -49,7 +49,7 @@ void print_header(const Gpu &gpu, const Options &o, const EngineInfo &engine,
               gpu.runtime, std::thread::hardware_concurrency());
   std::printf("engine: %s\n", engine.description.c_str());
   if (!engine.not_offered.empty())
-    std::printf("engine host-memory kinds not offered (not measured): %s\n",
+    std::printf("asked for but not offered by the engine (not measured): %s\n",
                 engine.not_offered.c_str());
   std::printf("NPP: %s\n", npp.c_str());
   std::printf("mode: %s; device-resident rotates through > 2x L2 of frames; full range output\n",
@@ -80,7 +80,9 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
     const HostFrame frame = make_frame(content, size, pitch, 0x1234u + unsigned(content));
     const std::vector<std::uint8_t> reference = cpu_reference(frame);
     const TestCase test{frame, reference, content};
-    const DevicePlanes planes(frame, 2 * std::size_t(gpu.prop.l2CacheSize));
+    const long frames_timed =
+        long(device_reps.warmup_batches + device_reps.batches) * device_reps.frames_per_batch;
+    const DevicePlanes planes(frame, 2 * std::size_t(gpu.prop.l2CacheSize), frames_timed);
 
     Row copy{Section::kDevice, kCopyRow, content, size};
     copy.us_per_frame = d2d_copy_us(planes, stream.get(), device_reps);
@@ -106,7 +108,8 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
     floor_row.ratio = 1.0;
     floor_row.check = "-";
     results->add(floor_row);
-    std::vector<EndToEndContender> e2e = engine_end_to_end_contenders(frame);
+    std::vector<EndToEndContender> e2e =
+        engine_end_to_end_contenders(frame, e2e_reps.frames_per_batch);
     for (auto &c : seed_end_to_end_contenders(frame)) e2e.push_back(std::move(c));
     for (const EndToEndContender &c : e2e)
       measure_end_to_end(c, test, e2e_reps, floor.both_us, results);

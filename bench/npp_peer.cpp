@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <array>
+#include <cstdio>
 #include <vector>
 
 #include "equalization.h"
@@ -165,9 +166,20 @@ void NppPeer::apply(const std::uint8_t *d_in, std::uint8_t *d_out, cudaStream_t 
   NppStreamContext c = api_->context;
   c.hStream = stream;
   BENCH_CUDA(cudaStreamGetFlags(stream, &c.nStreamFlags));
-  check_npp(api_->lut_linear(d_in, int(pitch_), d_out, int(pitch_), {size_.width, size_.height},
-                             values_.as<std::int32_t>(), levels_.as<std::int32_t>(), kLevels, c),
-            "nppiLUT_Linear_8u_C1R_Ctx");
+  // 257 levels put every value on a level; should NPP refuse more than 256, the sample's 256
+  // levels (0..255) are used from then on (value 255 then sits on the last level).
+  NppStatus status =
+      api_->lut_linear(d_in, int(pitch_), d_out, int(pitch_), {size_.width, size_.height},
+                       values_.as<std::int32_t>(), levels_.as<std::int32_t>(), lut_levels_, c);
+  if (status != 0 && lut_levels_ == kLevels) {
+    lut_levels_ = kLevels - 1;
+    std::fprintf(stderr, "NPP: nppiLUT_Linear_8u_C1R_Ctx refused %d levels (status %d); using %d\n",
+                 kLevels, status, lut_levels_);
+    status =
+        api_->lut_linear(d_in, int(pitch_), d_out, int(pitch_), {size_.width, size_.height},
+                         values_.as<std::int32_t>(), levels_.as<std::int32_t>(), lut_levels_, c);
+  }
+  check_npp(status, "nppiLUT_Linear_8u_C1R_Ctx");
 }
 
 void NppPeer::run_sample(const std::uint8_t *d_in, std::uint8_t *d_out, cudaStream_t stream) {

@@ -46,6 +46,7 @@ class NppPeer {
   FrameSize size_{};
   std::ptrdiff_t pitch_ = 0;
   int device_ = 0;
+  int lut_levels_ = 257;
   DeviceBuffer scratch_, histogram_, values_, levels_;
   HostBuffer host_histogram_, host_values_;
 };

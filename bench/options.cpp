@@ -11,12 +11,12 @@ namespace bench {
 namespace {
 
 const char kUsage[] =
-    "usage: histeq-bench [--csv PATH] [--quick] [--all-variants] [--device N]\n"
+    "usage: histeq-bench [--csv PATH] [--quick] [--one-factor] [--device N]\n"
     "                    [--sizes WxH,WxH,...] [--contents natural,uniform,constant]\n"
     "  --csv PATH       write every measurement as CSV (bench/plot.sh draws it)\n"
-    "  --quick          fewer repetitions (a smoke run; numbers are noisier)\n"
-    "  --all-variants   every engine histogram x scan x LUT-memory combination (CSV and table)\n"
-    "                   instead of one factor at a time around the default\n";
+    "  --quick          fewer repetitions, --one-factor (a smoke run; numbers are noisier)\n"
+    "  --one-factor     only the engine variants that differ from the default in one factor\n"
+    "                   (histogram method, scan or LUT memory), not the whole cross product\n";
 
 std::vector<std::string> split(const std::string &s) {
   std::vector<std::string> parts;
@@ -46,8 +46,9 @@ bool parse_options(int argc, char **argv, Options *o, std::string *message) {
       o->csv_path = argv[++i];
     } else if (arg == "--quick") {
       o->quick = true;
-    } else if (arg == "--all-variants") {
-      o->all_variants = true;
+      o->all_variants = false;
+    } else if (arg == "--one-factor") {
+      o->all_variants = false;
     } else if (arg == "--device" && has_value) {
       o->device = std::atoi(argv[++i]);
     } else if (arg == "--sizes" && has_value) {

@@ -6,7 +6,7 @@
 set -euo pipefail
 csv=${1:?usage: plot.sh CSV PNG [VARIANT_REGEX]}
 png=${2:?usage: plot.sh CSV PNG [VARIANT_REGEX]}
-pattern=${3:-'^(engine default|engine ring|D2D copy|PCIe floor|CUB|NPP hist|seed-000|CPU core)'}
+pattern=${3:-'^(engine default|engine ring depth [12] [(]pinned|D2D copy|PCIe floor|CUB|NPP|seed-000|CPU core)'}
 command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot not found" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 # Rows of natural content whose variant matches: "pixels<TAB>WxH<TAB>section | variant<TAB>fps".
 awk -F',' -v pattern="$pattern" '
   function unquote(s) { gsub(/^"|"$/, "", s); return s }
-  NR > 1 && $3 == "natural" && unquote($2) ~ pattern {
+  NR > 1 && $3 == "natural" && $7 > 0 && unquote($2) ~ pattern {
     printf "%d\t%sx%s\t%s | %s\t%s\n", $4 * $5, $4, $5, $1, unquote($2), $7
   }' "$csv" | sort -t$'\t' -k1,1n >"$work/rows"
 # Resolutions in pixel order give the x positions; one data file per series, in first-seen order.
@@ -30,9 +30,9 @@ awk -F'\t' -v dir="$work" '
 ls "$work"/*.dat >/dev/null 2>&1 || { echo "plot.sh: no natural-content rows match '$pattern'" >&2; exit 1; }
 
 {
-  echo "set terminal pngcairo size 1400,900 font ',11'"
+  echo "set terminal pngcairo size 1600,900 font ',11'"
   echo "set output '$png'"
-  echo "set title 'histeq: frames per second against resolution (natural content, log scale)'"
+  echo "set title 'histeq: frames per second against resolution (natural content; solid device-resident, dashed end to end from host memory, dotted CPU)'"
   echo "set logscale y"
   echo "set grid ytics mytics xtics"
   echo "set ylabel 'frames per second'"
@@ -48,7 +48,12 @@ ls "$work"/*.dat >/dev/null 2>&1 || { echo "plot.sh: no natural-content rows mat
     name=$(cat "${dat%.dat}.name" | sed "s/'/''/g")
     [[ $first == 1 ]] || printf ", "
     first=0
-    printf "'%s' using 1:2 with linespoints lw 2 title '%s'" "$dat" "$name"
+    case $name in  # solid: device-resident; dashed: end to end; dotted: CPU
+      device*) dash=1 ;;
+      end-to-end*) dash=2 ;;
+      *) dash=3 ;;
+    esac
+    printf "'%s' using 1:2 with linespoints lw 2 dt %d title '%s'" "$dat" "$dash" "$name"
   done
   echo
 } >"$work/plot.gp"

@@ -36,8 +36,8 @@ std::string cell(const Row &row) {
   std::string text;
   switch (row.section) {
     case Section::kDevice:
-      text = row.ratio > 0 ? format("%.1f us %.2fx", row.us_per_frame, row.ratio)
-                           : format("%.1f us", row.us_per_frame);
+      text = format(row.us_per_frame < 10 ? "%.2f us" : "%.1f us", row.us_per_frame);
+      if (row.ratio > 0) text += format(" %.2fx", row.ratio);
       break;
     case Section::kEndToEnd:
       text = row.ratio > 0 ? format("%.0f fps %.2f", row.fps(), row.ratio)
@@ -47,6 +47,7 @@ std::string cell(const Row &row) {
       text = format("%.0f fps", row.fps());
       break;
   }
+  if (row.check.rfind("ERROR", 0) == 0) return "ERROR !!";
   if (row.check.rfind("MISMATCH", 0) == 0) text += " !!";
   if (row.check.rfind("expected-mismatch", 0) == 0) text += " !";
   return text;
@@ -81,6 +82,47 @@ const Row *Results::find(Section section, const std::string &variant, Content co
   return nullptr;
 }
 
+void Results::print_cross_product(std::ostream &out, const std::vector<FrameSize> &sizes) const {
+  std::vector<std::string> variants;
+  for (const Row &r : rows_) {
+    if (r.section == Section::kDevice && r.variant.rfind("engine", 0) == 0 &&
+        std::find(variants.begin(), variants.end(), r.variant) == variants.end())
+      variants.push_back(r.variant);
+  }
+  if (variants.size() < 2) return;
+  std::size_t name_width = 8;
+  for (const auto &v : variants) name_width = std::max(name_width, v.size());
+  out << "\n== Engine variants, device-resident: x the D2D copy, natural/uniform/constant "
+         "(!! = wrong output)\n";
+  char buf[512];
+  std::snprintf(buf, sizeof buf, "%-*s", int(name_width), "variant (histogram/scan/LUT)");
+  out << buf;
+  for (FrameSize s : sizes) {
+    std::snprintf(buf, sizeof buf, " %17s", s.label().c_str());
+    out << buf;
+  }
+  out << "\n";
+  for (const auto &v : variants) {
+    std::snprintf(buf, sizeof buf, "%-*s", int(name_width), v.c_str());
+    out << buf;
+    for (FrameSize s : sizes) {
+      std::string text;
+      bool wrong = false;
+      for (Content c : {Content::kNatural, Content::kUniform, Content::kConstant}) {
+        const Row *r = find(Section::kDevice, v, c, s);
+        if (!text.empty()) text += "/";
+        text += r ? format("%.2f", r->ratio) : "-";
+        wrong =
+            wrong || (r && (r->check.rfind("MISMATCH", 0) == 0 || r->check.rfind("ERROR", 0) == 0));
+      }
+      if (wrong) text += "!!";
+      std::snprintf(buf, sizeof buf, " %17s", text.c_str());
+      out << buf;
+    }
+    out << "\n";
+  }
+}
+
 void Results::print_tables(std::ostream &out) const {
   std::vector<FrameSize> sizes;
   for (const Row &r : rows_) {
@@ -95,7 +137,7 @@ void Results::print_tables(std::ostream &out) const {
     // Rows in first-seen order of (variant, content).
     std::vector<std::pair<std::string, Content>> keys;
     for (const Row &r : rows_) {
-      if (r.section != section) continue;
+      if (r.section != section || r.detail) continue;
       const auto key = std::make_pair(r.variant, r.content);
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
     }
@@ -123,10 +165,12 @@ void Results::print_tables(std::ostream &out) const {
       out << "\n";
     }
   }
+  print_cross_product(out, sizes);
   out << "\n(!! = output differs from histeq::CpuEqualizer; ! = the seed-000 baseline's own "
          "documented defect)\n";
   for (const Row &r : rows_) {
-    if (r.check.rfind("MISMATCH", 0) == 0 || r.check.rfind("expected-mismatch", 0) == 0) {
+    if (r.check.rfind("MISMATCH", 0) == 0 || r.check.rfind("ERROR", 0) == 0 ||
+        r.check.rfind("expected-mismatch", 0) == 0) {
       out << "  " << section_name(r.section) << " | " << r.variant << " | "
           << content_name(r.content) << " | " << r.size.label() << ": " << r.check << "\n";
     }
@@ -158,8 +202,9 @@ bool Results::write_csv(const std::string &path) const {
 }
 
 int Results::unexpected_mismatches() const {
-  return int(std::count_if(rows_.begin(), rows_.end(),
-                           [](const Row &r) { return r.check.rfind("MISMATCH", 0) == 0; }));
+  return int(std::count_if(rows_.begin(), rows_.end(), [](const Row &r) {
+    return r.check.rfind("MISMATCH", 0) == 0 || r.check.rfind("ERROR", 0) == 0;
+  }));
 }
 
 }  // namespace bench

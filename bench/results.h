@@ -31,8 +31,9 @@ struct Row {
   Content content;
   FrameSize size;
   double us_per_frame = 0;
-  double ratio = 0;   // 0 when there is nothing to divide by
-  std::string check;  // "ok", "MISMATCH ...", "expected-mismatch ...", "-" (not checked)
+  double ratio = 0;     // 0 when there is nothing to divide by
+  std::string check;    // "ok", "MISMATCH ...", "expected-mismatch ...", "-" (not checked)
+  bool detail = false;  // only in the cross-product table
   double fps() const { return us_per_frame > 0 ? 1e6 / us_per_frame : 0; }
 };
 
@@ -43,13 +44,17 @@ class Results {
   const Row *find(Section section, const std::string &variant, Content content,
                   FrameSize size) const;
 
+  // The headline tables, then the engine's cross product (variants named "engine ...") as
+  // ratios to the copy, natural/uniform/constant per size.
   void print_tables(std::ostream &out) const;
   // section,variant,content,width,height,us_per_frame,fps,ratio,ratio_to,check
   bool write_csv(const std::string &path) const;
-  // Mismatches that are not the seed's documented defects.
+  // Mismatches that are not the seed's documented defects, and contenders that failed.
   int unexpected_mismatches() const;
 
  private:
+  void print_cross_product(std::ostream &out, const std::vector<FrameSize> &sizes) const;
+
   std::vector<Row> rows_;
 };
 

@@ -17,47 +17,82 @@ void log_row(const Row &row) {
                content_name(row.content), row.variant.c_str(), row.us_per_frame, row.check.c_str());
 }
 
-}  // namespace
-
-void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
-                    const TestCase &test, const Repeats &repeats, double copy_us,
-                    cudaStream_t harness_stream, Results *results) {
+void measure_device_or_throw(const DeviceContender &contender, const DevicePlanes &planes,
+                             const TestCase &test, const Repeats &repeats, double copy_us,
+                             cudaStream_t harness_stream, Results *results) {
   cudaStream_t stream = contender.legacy_default_stream ? nullptr : harness_stream;
+  // Verify on a poisoned destination (for in-place contenders the source is the output).
   planes.reset_one(0, stream);
   std::uint8_t *out0 = contender.in_place ? planes.src(0) : planes.dst(0);
   contender.enqueue(planes.src(0), out0, stream);
   BENCH_CUDA(cudaStreamSynchronize(stream));
-  const std::vector<std::uint8_t> out =
-      contender.in_place ? planes.download_src(0) : planes.download_dst(0);
+  const std::vector<std::uint8_t> out = planes.download(out0);
   const std::string check = check_output(out.data(), planes.pitch(), test.frame, test.reference);
-  // In-place contenders re-equalize their own output on every later visit of a buffer (the
-  // picture stays close to the equalized one, which is what they are timed on); the sources are
-  // restored afterwards so that the next contender sees the test frame.
   if (contender.in_place) planes.reset_one(0, stream);
+
+  // Each timed frame has a source of its own, so in-place contenders see the test frame every
+  // time; the sources they changed are restored for the next contender.
   Row row{Section::kDevice, contender.name, test.content, test.frame.size};
   row.us_per_frame = device_us_per_frame(stream, repeats, [&](long i) {
     contender.enqueue(planes.src(i), contender.in_place ? planes.src(i) : planes.dst(i), stream);
   });
   if (contender.in_place) planes.reset(stream);
+  row.detail = contender.detail;
   row.ratio = copy_us > 0 ? row.us_per_frame / copy_us : 0;
   row.check = verdict(check, contender.known_defect);
   log_row(row);
   results->add(row);
 }
 
-void measure_end_to_end(const EndToEndContender &contender, const TestCase &test,
-                        const Repeats &repeats, double floor_us, Results *results) {
+void measure_end_to_end_or_throw(const EndToEndContender &contender, const TestCase &test,
+                                 const Repeats &repeats, double floor_us, Results *results) {
   // One full batch first: it warms up and leaves frames to verify.
+  if (contender.prepare) contender.prepare(0, repeats.frames_per_batch);
   contender.run(0, repeats.frames_per_batch);
   const long last = repeats.frames_per_batch - 1;
   const std::string check =
       check_output(contender.output(last), contender.output_pitch, test.frame, test.reference);
   Row row{Section::kEndToEnd, contender.name, test.content, test.frame.size};
-  row.us_per_frame = host_us_per_frame(repeats, contender.run);
+  row.us_per_frame = host_us_per_frame(repeats, contender.prepare, contender.run);
   row.ratio = floor_us > 0 && row.us_per_frame > 0 ? floor_us / row.us_per_frame : 0;
   row.check = verdict(check, contender.known_defect);
   log_row(row);
   results->add(row);
+}
+
+// A contender that fails (an NPP status, an engine error) gets an ERROR row and the run goes
+// on; a sticky CUDA error (the context is lost) ends it.
+void record_failure(Section section, const std::string &name, const TestCase &test,
+                    const Failure &failure, Results *results) {
+  const cudaError_t sticky = cudaDeviceSynchronize();
+  Row row{section, name, test.content, test.frame.size};
+  row.check = std::string("ERROR ") + failure.what();
+  std::fprintf(stderr, "!! %s %s %s: %s\n", test.frame.size.label().c_str(),
+               content_name(test.content), name.c_str(), failure.what());
+  results->add(row);
+  if (sticky != cudaSuccess) throw;
+  (void)cudaGetLastError();
+}
+
+}  // namespace
+
+void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
+                    const TestCase &test, const Repeats &repeats, double copy_us,
+                    cudaStream_t harness_stream, Results *results) {
+  try {
+    measure_device_or_throw(contender, planes, test, repeats, copy_us, harness_stream, results);
+  } catch (const Failure &failure) {
+    record_failure(Section::kDevice, contender.name, test, failure, results);
+  }
+}
+
+void measure_end_to_end(const EndToEndContender &contender, const TestCase &test,
+                        const Repeats &repeats, double floor_us, Results *results) {
+  try {
+    measure_end_to_end_or_throw(contender, test, repeats, floor_us, results);
+  } catch (const Failure &failure) {
+    record_failure(Section::kEndToEnd, contender.name, test, failure, results);
+  }
 }
 
 }  // namespace bench

@@ -20,6 +20,18 @@ struct Repeats {
   int frames_per_batch;
 };
 
+// A measurement whose first batch shows it would take longer than this is cut to fewer batches
+// (at least kMinBatches), so that one pathological variant (every pixel an atomic on one
+// counter, say) cannot eat the run's time budget.
+constexpr double kBudgetMsPerMeasurement = 600.0;
+constexpr int kMinBatches = 3;
+
+inline int batches_within_budget(const Repeats &r, double first_batch_ms) {
+  if (first_batch_ms <= 0) return r.batches;
+  const int fit = int(kBudgetMsPerMeasurement / first_batch_ms);
+  return std::max(std::min(r.batches, fit), std::min(r.batches, kMinBatches));
+}
+
 inline double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -35,28 +47,33 @@ double device_us_per_frame(cudaStream_t stream, const Repeats &r, Enqueue &&enqu
   Event start, stop;
   std::vector<double> per_frame;
   long frame = 0;
-  for (int b = 0; b < r.warmup_batches + r.batches; ++b) {
+  int batches = r.batches;
+  for (int b = 0; b < r.warmup_batches + batches; ++b) {
     start.record(stream);
     for (int f = 0; f < r.frames_per_batch; ++f) enqueue(frame++);
     stop.record(stream);
     const double us = 1000.0 * stop.since(start) / r.frames_per_batch;
+    if (b == 0) batches = batches_within_budget(r, us * r.frames_per_batch / 1000.0);
     if (b >= r.warmup_batches) per_frame.push_back(us);
   }
   return median(per_frame);
 }
 
 // Host wall time per frame in microseconds: run(i, n) processes frames i..i+n-1 and returns
-// when they are complete.
-template <typename Run>
-double host_us_per_frame(const Repeats &r, Run &&run) {
+// when they are complete; prepare(i, n), when set, runs first, untimed.
+template <typename Prepare, typename Run>
+double host_us_per_frame(const Repeats &r, const Prepare &prepare, Run &&run) {
   std::vector<double> per_frame;
   long frame = 0;
-  for (int b = 0; b < r.warmup_batches + r.batches; ++b) {
+  int batches = r.batches;
+  for (int b = 0; b < r.warmup_batches + batches; ++b) {
+    if (prepare) prepare(frame, r.frames_per_batch);
     const auto t0 = std::chrono::steady_clock::now();
     run(frame, r.frames_per_batch);
     const auto t1 = std::chrono::steady_clock::now();
     frame += r.frames_per_batch;
     const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    if (b == 0) batches = batches_within_budget(r, us / 1000.0);
     if (b >= r.warmup_batches) per_frame.push_back(us / r.frames_per_batch);
   }
   return median(per_frame);

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The GPU engine's contenders: histeq::cuda::DeviceEqualizer for every kernel variant
+// (device-resident, in place), histeq::cuda::StreamRing end to end, and DeviceEqualizer on
+// mapped and on managed host memory.
+#include "engine_contenders.h"
+
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "device_equalizer.h"
+#include "host_frames.h"
+#include "methods.h"
+#include "stream_ring.h"
+
+namespace bench {
+
+namespace {
+
+namespace hc = histeq::cuda;
+
+void check_engine(cudaError_t status, const std::string &what) {
+  if (status != cudaSuccess)
+    throw Failure("engine: " + what + " returned " + cudaGetErrorName(status) + " (" +
+                  cudaGetErrorString(status) + ")");
+}
+
+std::string variant_name(hc::KernelConfig c) {
+  return std::string(hc::to_string(c.histogram)) + "/" + hc::to_string(c.scan) + "/" +
+         hc::to_string(c.lut);
+}
+
+bool same(hc::KernelConfig a, hc::KernelConfig b) {
+  return a.histogram == b.histogram && a.scan == b.scan && a.lut == b.lut;
+}
+
+int differs_in(hc::KernelConfig c) {
+  const hc::KernelConfig def = hc::resolve({});
+  return (c.histogram != def.histogram) + (c.scan != def.scan) + (c.lut != def.lut);
+}
+
+std::string default_name() {
+  return "engine default (" + variant_name(hc::resolve({})) + ")";
+}
+
+std::string ring_name(int depth, const char *memory) {
+  return "engine ring depth " + std::to_string(depth) + " (" + memory + ")";
+}
+
+// The variants to time: the default, then every other combination (all) or the others that
+// differ from the default in one factor only.
+std::vector<hc::KernelConfig> variants(bool all) {
+  const hc::KernelConfig def = hc::resolve({});
+  std::vector<hc::KernelConfig> list{hc::KernelConfig{}};
+  for (hc::HistogramMethod h : hc::kHistogramMethods) {
+    for (hc::ScanMethod s : hc::kScanMethods) {
+      for (hc::LutMemory l : hc::kLutMemories) {
+        if (h == hc::HistogramMethod::kAuto || s == hc::ScanMethod::kAuto) continue;
+        const hc::KernelConfig c{h, s, l};
+        if (same(c, def) || (!all && differs_in(c) != 1)) continue;
+        list.push_back(c);
+      }
+    }
+  }
+  return list;
+}
+
+hc::HostFrame ring_frame(const HostFrames &host, long i) {
+  hc::HostFrame f;
+  f.src = host.in(i);
+  f.src_pitch = std::size_t(host.pitch());
+  f.dst = host.out(i);
+  f.dst_pitch = std::size_t(host.pitch());
+  f.width = host.size().width;
+  f.height = host.size().height;
+  f.range = histeq::full_range(8);
+  f.tag = std::uint64_t(i);
+  return f;
+}
+
+EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kind) {
+  auto ring = std::make_shared<hc::StreamRing>();
+  check_engine(ring->init(depth, {}), "StreamRing::init");
+  auto host = std::make_shared<HostFrames>(frame, kind, depth + 2);
+  EndToEndContender c;
+  c.name = ring_name(depth, host_kind_name(kind));
+  c.run = [ring, host](long first, int count) {
+    std::uint64_t tag = 0;
+    for (long i = first; i < first + count; ++i) {
+      if (ring->full()) check_engine(ring->wait(&tag), "StreamRing::wait");
+      check_engine(ring->submit(ring_frame(*host, i)), "StreamRing::submit");
+    }
+    while (ring->in_flight() > 0) check_engine(ring->wait(&tag), "StreamRing::wait");
+  };
+  c.output = [host](long i) -> const std::uint8_t * { return host->out(i); };
+  c.output_pitch = frame.pitch;
+  return c;
+}
+
+// DeviceEqualizer in place on host memory the device addresses: mapped (kernels read and write
+// over PCIe) or managed (pages migrate on demand; the CPU reads every page of the result, as a
+// consumer of the frame would, which brings it back). One frame after another on one stream;
+// the inputs are refilled before each batch, untimed.
+EndToEndContender in_place_host_contender(const HostFrame &frame, HostKind kind, int frames) {
+  struct State {
+    hc::DeviceEqualizer equalizer;
+    Stream stream;
+    std::unique_ptr<HostFrames> host;
+  };
+  auto state = std::make_shared<State>();
+  check_engine(state->equalizer.init(0), "DeviceEqualizer::init");
+  state->host = std::make_unique<HostFrames>(frame, kind, frames);
+  EndToEndContender c;
+  c.name = std::string("engine DeviceEqualizer in place on ") +
+           (kind == HostKind::kMapped ? "mapped memory (zero-copy)" : "managed memory");
+  c.prepare = [state, &frame](long first, int count) {
+    for (long i = first; i < first + count; ++i)
+      std::memcpy(state->host->in(i), frame.bytes.data(), frame.bytes.size());
+  };
+  c.run = [state, kind](long first, int count) {
+    const HostFrames &host = *state->host;
+    for (long i = first; i < first + count; ++i) {
+      const hc::DevicePlane plane{host.in_device(i), host.size().width, host.size().height,
+                                  std::size_t(host.pitch())};
+      check_engine(state->equalizer.equalize(plane, histeq::full_range(8), {}, state->stream.get()),
+                   "DeviceEqualizer::equalize");
+    }
+    state->stream.sync();
+    if (kind == HostKind::kManaged) {
+      const std::size_t bytes = std::size_t(host.pitch()) * std::size_t(host.size().height);
+      for (long i = first; i < first + count; ++i) {
+        const volatile std::uint8_t *p = host.in(i);
+        for (std::size_t b = 0; b < bytes; b += 4096) (void)p[b];
+      }
+    }
+  };
+  c.output = [state](long i) -> const std::uint8_t * { return state->host->in(i); };
+  c.output_pitch = frame.pitch;
+  return c;
+}
+
+}  // namespace
+
+EngineInfo engine_info() {
+  return {true,
+          "histeq::cuda (cuda/): DeviceEqualizer in place, " +
+              std::to_string(hc::kHistogramMethods.size() - 1) + " histogram methods x " +
+              std::to_string(hc::kScanMethods.size() - 1) + " scans x " +
+              std::to_string(hc::kLutMemories.size()) + " LUT memories; default " +
+              variant_name(hc::resolve({})) + "; StreamRing for host frames",
+          "fused single-kernel path, CUDA Graphs (not in the engine's API yet)"};
+}
+
+std::vector<DeviceContender> engine_device_contenders(FrameSize size, std::ptrdiff_t pitch,
+                                                      bool all) {
+  auto equalizer = std::make_shared<hc::DeviceEqualizer>();
+  check_engine(equalizer->init(0), "DeviceEqualizer::init");
+  std::vector<DeviceContender> list;
+  for (const hc::KernelConfig &config : variants(all)) {
+    DeviceContender c;
+    c.name = same(config, hc::KernelConfig{}) ? default_name() : "engine " + variant_name(config);
+    c.in_place = true;
+    c.detail = !same(config, hc::KernelConfig{}) && differs_in(config) != 1;
+    // In place: the harness passes the same buffer as source and destination.
+    c.enqueue = [equalizer, config, size, pitch](const std::uint8_t *, std::uint8_t *plane,
+                                                 cudaStream_t s) {
+      const hc::DevicePlane p{plane, size.width, size.height, std::size_t(pitch)};
+      check_engine(equalizer->equalize(p, histeq::full_range(8), config, s),
+                   "DeviceEqualizer::equalize");
+    };
+    list.push_back(std::move(c));
+  }
+  return list;
+}
+
+std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &frame,
+                                                            int frames_per_batch) {
+  std::vector<EndToEndContender> list;
+  for (int depth : {1, 2, 3}) list.push_back(ring_contender(frame, depth, HostKind::kPinned));
+  list.push_back(ring_contender(frame, 2, HostKind::kPageable));
+  list.push_back(in_place_host_contender(frame, HostKind::kMapped, frames_per_batch));
+  list.push_back(in_place_host_contender(frame, HostKind::kManaged, frames_per_batch));
+  return list;
+}
+
+GoalRows engine_goal_rows() {
+  GoalRows rows;
+  rows.engine_device = default_name();
+  rows.engine_depth1 = ring_name(1, "pinned");
+  rows.engine_depth2 = ring_name(2, "pinned");
+  return rows;
+}
+
+}  // namespace bench
