@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Runs on the GPU machine over a copy of the tree with ./build (built here) carried along:
+# the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
+#   scripts/gpu-check.sh [tests|sanitize|bench]...   (default: all three)
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out}
+mkdir -p "$out"
+steps=("$@")
+((${#steps[@]})) || steps=(tests sanitize bench)
+[[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
+export GST_PLUGIN_PATH=$PWD/build/plugin
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
+status=0
+for step in "${steps[@]}"; do
+  case $step in
+    tests)
+      ./build/tests/cuda/test-cuda-engine --gtest_brief=1 2>&1 | tee "$out/tests.txt" | tail -15
+      ((PIPESTATUS[0] == 0)) || status=1
+      ;;
+    sanitize)
+      # The small frames of every variant plus the ring: the large ones add time, not coverage.
+      filter='Small/*:RingDepth*:StreamRing.*:DeviceEqualizer.*'
+      for tool in memcheck racecheck synccheck; do
+        f=$filter
+        [[ $tool != memcheck ]] && f='Small/EveryVariant.BitExact*:RingDepth*depth2*'
+        compute-sanitizer --tool "$tool" --error-exitcode 3 \
+          ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
+          >"$out/sanitize-$tool.txt" 2>&1
+        rc=$?
+        echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-$tool.txt" | tr '\n' ' ')"
+        ((rc == 0)) || status=1
+      done
+      ;;
+    bench)
+      if [[ -x build/bench/histeq-bench ]]; then
+        ./build/bench/histeq-bench --csv "$out/bench.csv" 2>&1 | tee "$out/bench.txt" | tail -80
+        ((PIPESTATUS[0] == 0)) || status=1
+      else
+        echo "bench: build/bench/histeq-bench not built"
+      fi
+      ;;
+  esac
+done
+exit $status
