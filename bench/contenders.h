@@ -22,8 +22,11 @@ struct DeviceContender {
   bool in_place = false;
   // Non-empty when a mismatch is a known defect of a faithfully reproduced baseline.
   std::string known_defect;
-  // Ignores `stream` and works on the legacy default stream (the seed): timed there.
+  // Launched on the legacy default stream (the seed, as it ran): the harness passes a null
+  // stream when it times call-by-call launches (graph capture needs a real stream).
   bool legacy_default_stream = false;
+  // Cannot be captured into a CUDA graph (it synchronizes with the host): launched only.
+  bool launched_only = false;
   // Shown only in the cross-product table, not the headline one.
   bool detail = false;
 };

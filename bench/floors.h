@@ -5,22 +5,28 @@
 // plane: a device-to-device copy (what any device-resident pass must at least cost) and the
 // PCIe transfers of the luma plane (what any end-to-end pipeline must at least cost).
 
+#include <string>
+
 #include "planes.h"
 #include "timing.h"
 
 namespace bench {
 
 // cudaMemcpy2DAsync device to device of the plane, same pitch, rotating through `planes`.
-double d2d_copy_us(const DevicePlanes &planes, cudaStream_t stream, const Repeats &r);
+double d2d_copy_us(const DevicePlanes &planes, cudaStream_t stream, const Repeats &r,
+                   Launch launch);
 
 struct PcieFloor {
-  double h2d_us;   // one plane host to device, alone
-  double d2h_us;   // one plane device to host, alone
-  double both_us;  // per frame, H2D and D2H streams running at the same time
+  double h2d_us;    // one plane host to device, alone
+  double d2h_us;    // one plane device to host, alone
+  double both_us;   // per frame, uploads and downloads running at the same time
+  std::string how;  // the fastest way found of doing both at once
   double fps() const { return both_us > 0 ? 1e6 / both_us : 0; }
 };
 
-// From and to pinned host memory.
+// From and to pinned host memory. "Both at once" is the fastest of: one stream per direction
+// with 2D copies (as the engine issues them), the same with 1D copies, and two streams per
+// direction taking alternate frames.
 PcieFloor pcie_floor(FrameSize size, std::ptrdiff_t pitch, const Repeats &r);
 
 }  // namespace bench

@@ -56,6 +56,12 @@ void print_header(const Gpu &gpu, const Options &o, const EngineInfo &engine,
               o.quick ? "quick (noisy)" : "full");
 }
 
+std::string fixed(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f", v);
+  return buf;
+}
+
 std::ptrdiff_t pitch_for(FrameSize size) {
   // Contiguous rows when they are 16-byte multiples (every standard size), else padded to 64.
   return size.width % 16 == 0 ? size.width : (size.width + 63) / 64 * 64;
@@ -69,8 +75,16 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
   Stream stream;
   std::fprintf(stderr, "%s: PCIe floor...\n", size.label().c_str());
   const PcieFloor floor = pcie_floor(size, pitch, e2e_reps);
-  std::fprintf(stderr, "  H2D %.1f us, D2H %.1f us, both at once %.1f us per frame\n", floor.h2d_us,
-               floor.d2h_us, floor.both_us);
+  const double plane_gb = double(pitch) * size.height / 1e9;
+  std::fprintf(stderr,
+               "  H2D %.1f us (%.1f GB/s), D2H %.1f us (%.1f GB/s), both at once %.1f us per frame "
+               "(%s)\n",
+               floor.h2d_us, plane_gb / floor.h2d_us * 1e6, floor.d2h_us,
+               plane_gb / floor.d2h_us * 1e6, floor.both_us, floor.how.c_str());
+  results->note(size.label() + " PCIe: H2D alone " + fixed(plane_gb / floor.h2d_us * 1e6) +
+                " GB/s, D2H alone " + fixed(plane_gb / floor.d2h_us * 1e6) +
+                " GB/s, both at once " + fixed(plane_gb / floor.both_us * 1e6) +
+                " GB/s each way (" + floor.how + ")");
 
   std::vector<DeviceContender> device = engine_device_contenders(size, pitch, o.all_variants);
   for (auto &c : peer_device_contenders(size, pitch, gpu.prop.multiProcessorCount, o.device, npp))
@@ -84,13 +98,23 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
         long(device_reps.warmup_batches + device_reps.batches) * device_reps.frames_per_batch;
     const DevicePlanes planes(frame, 2 * std::size_t(gpu.prop.l2CacheSize), frames_timed);
 
-    Row copy{Section::kDevice, kCopyRow, content, size};
-    copy.us_per_frame = d2d_copy_us(planes, stream.get(), device_reps);
-    copy.ratio = 1.0;
-    copy.check = "-";
-    results->add(copy);
+    CopyTimes copy{};
+    for (Launch launch : {Launch::kGraph, Launch::kStream}) {
+      Row row{launch == Launch::kGraph ? Section::kDevice : Section::kDeviceLaunched, kCopyRow,
+              content, size};
+      row.us_per_frame = d2d_copy_us(planes, stream.get(), device_reps, launch);
+      row.ratio = 1.0;
+      row.check = "-";
+      results->add(row);
+      (launch == Launch::kGraph ? copy.graph_us : copy.launched_us) = row.us_per_frame;
+    }
+    if (content == o.contents.front()) {
+      results->note(size.label() +
+                    " D2D copy (graph replay): " + fixed(2 * plane_gb / copy.graph_us * 1e6) +
+                    " GB/s counting bytes read and written");
+    }
     for (const DeviceContender &c : device)
-      measure_device(c, planes, test, device_reps, copy.us_per_frame, stream.get(), results);
+      measure_device(c, planes, test, device_reps, copy, stream.get(), results);
 
     for (histeq::CpuEqualizer *cpu : {&cpu_one, &cpu_all}) {
       Row row{Section::kCpu,

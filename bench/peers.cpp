@@ -11,31 +11,38 @@ std::vector<DeviceContender> peer_device_contenders(FrameSize size, std::ptrdiff
                                                     int device, NppPeer *npp) {
   std::vector<DeviceContender> list;
   auto cub = std::make_shared<CubPipeline>(size, pitch, sms);
-  list.push_back(
-      {peer_names::kCub,
-       [cub](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) { cub->run(src, dst, s); },
-       false, "", false});
+  DeviceContender c;
+  c.name = peer_names::kCub;
+  c.enqueue = [cub](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) {
+    cub->run(src, dst, s);
+  };
+  list.push_back(c);
   if (npp) {
     npp->prepare(size, pitch, device);
-    list.push_back({peer_names::kNppSample,
-                    [npp](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) {
-                      npp->run_sample(src, dst, s);
-                    },
-                    false, "", false});
-    list.push_back({peer_names::kNppDeviceLut,
-                    [npp](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) {
-                      npp->run_device_lut(src, dst, s);
-                    },
-                    false, "", false});
+    c = DeviceContender{};
+    c.name = peer_names::kNppSample;
+    c.enqueue = [npp](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) {
+      npp->run_sample(src, dst, s);
+    };
+    c.launched_only = true;  // the histogram goes to the host and back within the frame
+    list.push_back(c);
+    c = DeviceContender{};
+    c.name = peer_names::kNppDeviceLut;
+    c.enqueue = [npp](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) {
+      npp->run_device_lut(src, dst, s);
+    };
+    list.push_back(c);
   }
   if (pitch == size.width) {
     auto seed = std::make_shared<Seed000>(size, pitch);
-    // The seed runs on the legacy default stream, as it did; the harness times it there.
-    list.push_back({peer_names::kSeedDevice,
-                    [seed](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t) {
-                      seed->run_device(src, dst);
-                    },
-                    false, kSeedDefect, true});
+    c = DeviceContender{};
+    c.name = peer_names::kSeedDevice;
+    c.enqueue = [seed](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) {
+      seed->run_device(src, dst, s);
+    };
+    c.known_defect = kSeedDefect;
+    c.legacy_default_stream = true;
+    list.push_back(c);
   }
   return list;
 }

@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 # Rows of natural content whose variant matches: "pixels<TAB>WxH<TAB>section | variant<TAB>fps".
 awk -F',' -v pattern="$pattern" '
   function unquote(s) { gsub(/^"|"$/, "", s); return s }
-  NR > 1 && $3 == "natural" && $7 > 0 && unquote($2) ~ pattern {
+  NR > 1 && $1 != "device-launched" && $3 == "natural" && $7 > 0 && unquote($2) ~ pattern {
     printf "%d\t%sx%s\t%s | %s\t%s\n", $4 * $5, $4, $5, $1, unquote($2), $7
   }' "$csv" | sort -t$'\t' -k1,1n >"$work/rows"
 # Resolutions in pixel order give the x positions; one data file per series, in first-seen order.

@@ -15,9 +15,11 @@
 namespace bench {
 
 enum class Section {
-  kDevice,    // device-resident, microseconds per frame, ratio = time / D2D copy time
-  kEndToEnd,  // host memory in and out, frames per second, ratio = fps / PCIe floor fps
-  kCpu,       // the core on the CPU, in place in host memory, frames per second
+  kDevice,          // device-resident, batches replayed as CUDA graphs (GPU time), us per frame,
+                    // ratio = time / D2D copy time (copy replayed the same way)
+  kDeviceLaunched,  // the same launched call by call on a stream (host launch cost included)
+  kEndToEnd,        // host memory in and out, frames per second, ratio = fps / PCIe floor fps
+  kCpu,             // the core on the CPU, in place in host memory, frames per second
 };
 
 const char *section_name(Section section);
@@ -40,6 +42,8 @@ struct Row {
 class Results {
  public:
   void add(Row row);
+  // A line printed under the tables (a contender that could not be graph-captured, say).
+  void note(const std::string &line);
   const std::vector<Row> &rows() const { return rows_; }
   const Row *find(Section section, const std::string &variant, Content content,
                   FrameSize size) const;
@@ -56,6 +60,7 @@ class Results {
   void print_cross_product(std::ostream &out, const std::vector<FrameSize> &sizes) const;
 
   std::vector<Row> rows_;
+  std::vector<std::string> notes_;
 };
 
 }  // namespace bench

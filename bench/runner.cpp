@@ -13,33 +13,59 @@ std::string verdict(const std::string &check, const std::string &known_defect) {
 }
 
 void log_row(const Row &row) {
-  std::fprintf(stderr, "  %-10s %-9s %-44s %10.2f us  %s\n", row.size.label().c_str(),
-               content_name(row.content), row.variant.c_str(), row.us_per_frame, row.check.c_str());
+  std::fprintf(stderr, "  %-10s %-9s %-15s %-50s %10.2f us  %s\n", row.size.label().c_str(),
+               content_name(row.content), section_name(row.section), row.variant.c_str(),
+               row.us_per_frame, row.check.c_str());
 }
 
 void measure_device_or_throw(const DeviceContender &contender, const DevicePlanes &planes,
-                             const TestCase &test, const Repeats &repeats, double copy_us,
+                             const TestCase &test, const Repeats &repeats, CopyTimes copy,
                              cudaStream_t harness_stream, Results *results) {
-  cudaStream_t stream = contender.legacy_default_stream ? nullptr : harness_stream;
+  // Call-by-call launches go where the contender launches (the seed: the legacy stream); graph
+  // capture needs the harness's stream.
+  cudaStream_t launch_stream = contender.legacy_default_stream ? nullptr : harness_stream;
   // Verify on a poisoned destination (for in-place contenders the source is the output).
-  planes.reset_one(0, stream);
+  planes.reset_one(0, launch_stream);
   std::uint8_t *out0 = contender.in_place ? planes.src(0) : planes.dst(0);
-  contender.enqueue(planes.src(0), out0, stream);
-  BENCH_CUDA(cudaStreamSynchronize(stream));
+  contender.enqueue(planes.src(0), out0, launch_stream);
+  BENCH_CUDA(cudaStreamSynchronize(launch_stream));
   const std::vector<std::uint8_t> out = planes.download(out0);
-  const std::string check = check_output(out.data(), planes.pitch(), test.frame, test.reference);
-  if (contender.in_place) planes.reset_one(0, stream);
+  const std::string check = verdict(
+      check_output(out.data(), planes.pitch(), test.frame, test.reference), contender.known_defect);
+  if (contender.in_place) planes.reset_one(0, launch_stream);
 
   // Each timed frame has a source of its own, so in-place contenders see the test frame every
-  // time; the sources they changed are restored for the next contender.
-  Row row{Section::kDevice, contender.name, test.content, test.frame.size};
-  row.us_per_frame = device_us_per_frame(stream, repeats, [&](long i) {
-    contender.enqueue(planes.src(i), contender.in_place ? planes.src(i) : planes.dst(i), stream);
-  });
-  if (contender.in_place) planes.reset(stream);
-  row.detail = contender.detail;
-  row.ratio = copy_us > 0 ? row.us_per_frame / copy_us : 0;
-  row.check = verdict(check, contender.known_defect);
+  // time; the sources they changed are restored after each timing.
+  auto frame = [&](cudaStream_t stream) {
+    return [&contender, &planes, stream](long i) {
+      contender.enqueue(planes.src(i), contender.in_place ? planes.src(i) : planes.dst(i), stream);
+    };
+  };
+  bool captured = false;
+  if (!contender.launched_only) {
+    Row row{Section::kDevice, contender.name, test.content, test.frame.size};
+    try {
+      row.us_per_frame = graph_us_per_frame(harness_stream, repeats, frame(harness_stream));
+      captured = true;
+    } catch (const Failure &failure) {
+      results->note(contender.name + ": not timed as a CUDA graph (" + failure.what() +
+                    "); launched call by call only");
+    }
+    if (contender.in_place) planes.reset(harness_stream);
+    if (captured) {
+      row.ratio = copy.graph_us > 0 ? row.us_per_frame / copy.graph_us : 0;
+      row.check = check;
+      row.detail = contender.detail;
+      log_row(row);
+      results->add(row);
+    }
+  }
+  if (captured && contender.detail) return;
+  Row row{Section::kDeviceLaunched, contender.name, test.content, test.frame.size};
+  row.us_per_frame = device_us_per_frame(launch_stream, repeats, frame(launch_stream));
+  if (contender.in_place) planes.reset(launch_stream);
+  row.ratio = copy.launched_us > 0 ? row.us_per_frame / copy.launched_us : 0;
+  row.check = check;
   log_row(row);
   results->add(row);
 }
@@ -77,10 +103,10 @@ void record_failure(Section section, const std::string &name, const TestCase &te
 }  // namespace
 
 void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
-                    const TestCase &test, const Repeats &repeats, double copy_us,
+                    const TestCase &test, const Repeats &repeats, CopyTimes copy,
                     cudaStream_t harness_stream, Results *results) {
   try {
-    measure_device_or_throw(contender, planes, test, repeats, copy_us, harness_stream, results);
+    measure_device_or_throw(contender, planes, test, repeats, copy, harness_stream, results);
   } catch (const Failure &failure) {
     record_failure(Section::kDevice, contender.name, test, failure, results);
   }

@@ -21,9 +21,16 @@ struct TestCase {
   Content content;
 };
 
-// Device-resident: `copy_us` is the D2D copy of the same plane measured in this run.
+// The D2D copy of the same plane measured in this run, both ways of launching.
+struct CopyTimes {
+  double graph_us;
+  double launched_us;
+};
+
+// Device-resident: graph-replayed (unless the contender cannot be captured) and, for headline
+// contenders or those that cannot be captured, launched call by call.
 void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
-                    const TestCase &test, const Repeats &repeats, double copy_us,
+                    const TestCase &test, const Repeats &repeats, CopyTimes copy,
                     cudaStream_t stream, Results *results);
 
 // End to end: `floor_us` is the PCIe floor per frame (H2D and D2H at once) from this run.

@@ -87,25 +87,25 @@ Seed000::Seed000(FrameSize size, std::ptrdiff_t pitch)
   if (pitch != size.width) throw Failure("seed-000 reads contiguous images only (pitch == width)");
 }
 
-void Seed000::run_device(const std::uint8_t *d_in, std::uint8_t *d_out) const {
+void Seed000::run_device(const std::uint8_t *d_in, std::uint8_t *d_out, cudaStream_t stream) const {
   const unsigned blocks = (pixels_ + kThreads - 1) / kThreads;
   const unsigned grid = blocks / 4 > 0 ? blocks / 4 : 1;
   unsigned *histogram = histogram_.as<unsigned>();
   unsigned *cdf = cdf_.as<unsigned>();
-  BENCH_CUDA(cudaMemset(histogram, 0, kBins * sizeof(unsigned)));
-  calculate_histogram<<<grid, kThreads>>>(d_in, histogram, pixels_);
+  BENCH_CUDA(cudaMemsetAsync(histogram, 0, kBins * sizeof(unsigned), stream));
+  calculate_histogram<<<grid, kThreads, 0, stream>>>(d_in, histogram, pixels_);
   BENCH_LAUNCH("seed-000 CalculateHistogram");
-  kogge_stone_scan<<<1, kBins>>>(cdf, histogram);
+  kogge_stone_scan<<<1, kBins, 0, stream>>>(cdf, histogram);
   BENCH_LAUNCH("seed-000 KoggeStoneScan");
-  normalize_cdf<<<1, kBins>>>(cdf, pixels_);
+  normalize_cdf<<<1, kBins, 0, stream>>>(cdf, pixels_);
   BENCH_LAUNCH("seed-000 NormalizeCdf");
-  equalize_histogram<<<grid, kThreads>>>(d_out, d_in, cdf, pixels_);
+  equalize_histogram<<<grid, kThreads, 0, stream>>>(d_out, d_in, cdf, pixels_);
   BENCH_LAUNCH("seed-000 EqualizeHistogram");
 }
 
 void Seed000::run_end_to_end(const std::uint8_t *h_in, std::uint8_t *h_out) const {
   BENCH_CUDA(cudaMemcpy(in_.get(), h_in, pixels_, cudaMemcpyHostToDevice));
-  run_device(in_.get(), out_.get());
+  run_device(in_.get(), out_.get(), nullptr);
   BENCH_CUDA(cudaMemcpy(h_out, out_.get(), pixels_, cudaMemcpyDeviceToHost));
 }
 

@@ -26,8 +26,9 @@ class Seed000 {
 
   explicit Seed000(FrameSize size, std::ptrdiff_t pitch);
 
-  // Device-resident: d_in -> d_out, enqueued on the legacy default stream.
-  void run_device(const std::uint8_t *d_in, std::uint8_t *d_out) const;
+  // Device-resident: d_in -> d_out. The report launched on the legacy default stream (pass
+  // nullptr); a graph capture passes its stream, the kernels and shapes are the same.
+  void run_device(const std::uint8_t *d_in, std::uint8_t *d_out, cudaStream_t stream) const;
   // End to end as the report timed it: cudaMemcpy H2D, the kernels, cudaMemcpy D2H.
   void run_end_to_end(const std::uint8_t *h_in, std::uint8_t *h_out) const;
 

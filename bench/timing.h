@@ -59,6 +59,61 @@ double device_us_per_frame(cudaStream_t stream, const Repeats &r, Enqueue &&enqu
   return median(per_frame);
 }
 
+// The same, with each batch captured from `stream` into a CUDA graph and replayed once between
+// the events: the GPU's time for the frames without the host's launch cost in between (which
+// dominates small frames launched call by call). Throws Failure, with the stream no longer
+// capturing, when the work cannot be captured (a host synchronization inside, say).
+template <typename Enqueue>
+double graph_us_per_frame(cudaStream_t stream, const Repeats &r, Enqueue &&enqueue) {
+  Event start, stop;
+  std::vector<double> per_frame;
+  long frame = 0;
+  int batches = r.batches;
+  for (int b = 0; b < r.warmup_batches + batches; ++b) {
+    cudaGraph_t graph = nullptr;
+    BENCH_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+    try {
+      for (int f = 0; f < r.frames_per_batch; ++f) enqueue(frame++);
+    } catch (...) {
+      cudaStreamEndCapture(stream, &graph);
+      if (graph) cudaGraphDestroy(graph);
+      (void)cudaGetLastError();
+      throw;
+    }
+    BENCH_CUDA(cudaStreamEndCapture(stream, &graph));
+    cudaGraphExec_t exec = nullptr;
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+    cudaGraphDestroy(graph);
+    BENCH_CUDA(instantiated);
+    try {
+      BENCH_CUDA(cudaGraphUpload(exec, stream));
+      start.record(stream);
+      BENCH_CUDA(cudaGraphLaunch(exec, stream));
+      stop.record(stream);
+      const double us = 1000.0 * stop.since(start) / r.frames_per_batch;
+      if (b == 0) batches = batches_within_budget(r, us * r.frames_per_batch / 1000.0);
+      if (b >= r.warmup_batches) per_frame.push_back(us);
+    } catch (...) {
+      cudaGraphExecDestroy(exec);
+      throw;
+    }
+    BENCH_CUDA(cudaGraphExecDestroy(exec));
+  }
+  return median(per_frame);
+}
+
+// How device-resident work is issued while it is timed.
+enum class Launch {
+  kGraph,   // each batch captured as a CUDA graph and replayed: GPU time
+  kStream,  // call by call on the stream: host launch cost included
+};
+
+template <typename Enqueue>
+double us_per_frame(Launch launch, cudaStream_t stream, const Repeats &r, Enqueue &&enqueue) {
+  return launch == Launch::kGraph ? graph_us_per_frame(stream, r, enqueue)
+                                  : device_us_per_frame(stream, r, enqueue);
+}
+
 // Host wall time per frame in microseconds: run(i, n) processes frames i..i+n-1 and returns
 // when they are complete; prepare(i, n), when set, runs first, untimed.
 template <typename Prepare, typename Run>
