@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "device_equalizer.h"
 
+#include <algorithm>
+
 #include "cuda_check.h"
+#include "fused_kernel.h"
 #include "histogram_kernels.h"
 #include "lut_kernels.h"
 #include "map_kernels.h"
@@ -11,22 +14,25 @@ namespace histeq::cuda {
 DeviceEqualizer::~DeviceEqualizer() {
   // Destruction cannot report; the stream using this scratch must have been synchronized.
   if (lut_texture_) cudaDestroyTextureObject(lut_texture_);
-  cudaFree(d_histogram_);
+  cudaFree(d_histograms_[0]);
 }
 
 cudaError_t DeviceEqualizer::init(int constant_slot) {
-  if (d_histogram_) return cudaErrorInitializationError;
+  if (d_histograms_[0]) return cudaErrorInitializationError;
   if (constant_slot < 0 || constant_slot >= kConstantLutSlots) return cudaErrorInvalidValue;
   constant_slot_ = constant_slot;
   int device = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
-  // One allocation: the histogram, then the LUT. The LUT kernel zeroes the histogram after
-  // reading it, so only the first frame needs this memset.
+  HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_));
+  // One allocation: both histograms, then the LUT. Each kernel path leaves the histogram it
+  // consumed zero again (the LUT kernel after reading it, the single kernel through the
+  // next-frame buffer), so only this first memset is needed.
   void *scratch = nullptr;
   HISTEQ_CUDA_TRY(cudaMalloc(&scratch, kScratchBytes));
-  d_histogram_ = static_cast<unsigned long long *>(scratch);
-  d_lut_ = reinterpret_cast<std::uint8_t *>(d_histogram_ + 256);
+  d_histograms_[0] = static_cast<unsigned long long *>(scratch);
+  d_histograms_[1] = d_histograms_[0] + 256;
+  d_lut_ = reinterpret_cast<std::uint8_t *>(d_histograms_[1] + 256);
   HISTEQ_CUDA_TRY(cudaMemset(scratch, 0, kScratchBytes));
 
   cudaResourceDesc resource{};
@@ -42,13 +48,26 @@ cudaError_t DeviceEqualizer::init(int constant_slot) {
 
 cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange range,
                                       KernelConfig config, cudaStream_t stream) {
-  if (!d_histogram_) return cudaErrorInitializationError;
+  if (!d_histograms_[0]) return cudaErrorInitializationError;
   if (plane.width < 0 || plane.height < 0 ||
       (plane.height > 0 && plane.pitch < std::size_t(plane.width)))
     return cudaErrorInvalidValue;
   config = resolve(config);
-  HISTEQ_CUDA_TRY(launch_histogram(config.histogram, plane, d_histogram_, sm_count_, stream));
-  HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram_, range, d_lut_, stream));
+  unsigned long long *d_histogram = d_histograms_[current_histogram_];
+  if (config.fusion == Fusion::kSingleKernel) {
+    // No more blocks than there are 16-byte chunks: a grid barrier costs per block.
+    const long long chunks = ((long long)plane.width + 15) / 16 * plane.height;
+    FusedLaunch launch;
+    launch.blocks = int(std::clamp<long long>((chunks + 255) / 256, 1, fused_blocks_));
+    launch.d_histogram = d_histogram;
+    launch.d_next_histogram = d_histograms_[1 - current_histogram_];
+    launch.d_lut = d_lut_;
+    HISTEQ_CUDA_TRY(launch_fused(launch, plane, range, stream));
+    current_histogram_ = 1 - current_histogram_;
+    return cudaSuccess;
+  }
+  HISTEQ_CUDA_TRY(launch_histogram(config.histogram, plane, d_histogram, sm_count_, stream));
+  HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
   const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_};
   return launch_map(lut, plane, sm_count_, stream);
 }

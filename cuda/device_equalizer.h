@@ -22,8 +22,9 @@ namespace histeq::cuda {
 
 class DeviceEqualizer {
  public:
-  // Device memory init() allocates: a 64-bit histogram and the LUT.
-  static constexpr std::size_t kScratchBytes = 256 * sizeof(unsigned long long) + 256;
+  // Device memory init() allocates: two 64-bit histograms (this frame's and, zeroed by the
+  // single kernel as it runs, the next frame's) and the LUT.
+  static constexpr std::size_t kScratchBytes = 2 * 256 * sizeof(unsigned long long) + 256;
 
   DeviceEqualizer() = default;
   ~DeviceEqualizer();
@@ -42,7 +43,9 @@ class DeviceEqualizer {
   const std::uint8_t *d_lut() const { return d_lut_; }
 
  private:
-  unsigned long long *d_histogram_ = nullptr;
+  unsigned long long *d_histograms_[2] = {nullptr, nullptr};
+  int current_histogram_ = 0;  // the one that is zero now
+  int fused_blocks_ = 0;
   std::uint8_t *d_lut_ = nullptr;
   cudaTextureObject_t lut_texture_ = 0;
   int constant_slot_ = 0;

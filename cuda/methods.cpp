@@ -4,6 +4,14 @@
 namespace histeq::cuda {
 
 KernelConfig resolve(KernelConfig config) {
+  if (config.fusion == Fusion::kAuto) {
+    const bool fusable =
+        (config.histogram == HistogramMethod::kAuto ||
+         config.histogram == HistogramMethod::kVectorized) &&
+        (config.scan == ScanMethod::kAuto || config.scan == ScanMethod::kWarpShuffle) &&
+        config.lut == LutMemory::kShared;
+    config.fusion = fusable ? Fusion::kSingleKernel : Fusion::kSeparateKernels;
+  }
   if (config.histogram == HistogramMethod::kAuto) config.histogram = HistogramMethod::kVectorized;
   if (config.scan == ScanMethod::kAuto) config.scan = ScanMethod::kWarpShuffle;
   return config;
@@ -57,6 +65,18 @@ const char *to_string(LutMemory memory) {
   return "unknown";
 }
 
+const char *to_string(Fusion fusion) {
+  switch (fusion) {
+    case Fusion::kAuto:
+      return "auto";
+    case Fusion::kSeparateKernels:
+      return "separate-kernels";
+    case Fusion::kSingleKernel:
+      return "single-kernel";
+  }
+  return "unknown";
+}
+
 namespace {
 
 template <typename Enum, std::size_t N>
@@ -80,6 +100,9 @@ bool parse(std::string_view name, ScanMethod &method) {
 }
 bool parse(std::string_view name, LutMemory &memory) {
   return parse_from(name, kLutMemories, memory);
+}
+bool parse(std::string_view name, Fusion &fusion) {
+  return parse_from(name, kFusions, fusion);
 }
 
 }  // namespace histeq::cuda

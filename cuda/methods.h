@@ -33,6 +33,12 @@ enum class LutMemory {
   kTexture,   // texture object over the device LUT (seed 004)
 };
 
+enum class Fusion {
+  kAuto,             // single kernel unless a separate-kernel variant was asked for
+  kSeparateKernels,  // histogram, scan + LUT, map: three launches (the seeds' structure)
+  kSingleKernel,     // one cooperative kernel with a grid-wide barrier (fused_kernel.h)
+};
+
 // Constant memory is one bank per module, so each concurrent equalizer owns one LUT slot of
 // it (a stream ring is at most this deep).
 constexpr int kConstantLutSlots = 8;
@@ -41,9 +47,11 @@ struct KernelConfig {
   HistogramMethod histogram = HistogramMethod::kAuto;
   ScanMethod scan = ScanMethod::kAuto;
   LutMemory lut = LutMemory::kShared;
+  Fusion fusion = Fusion::kAuto;
 };
 
-// The concrete variant that `auto` stands for.
+// The concrete variant that `auto` stands for. The single kernel uses the vectorized
+// histogram, warp-shuffle scan and shared LUT, so naming another of those picks three kernels.
 KernelConfig resolve(KernelConfig config);
 
 inline constexpr std::array<HistogramMethod, 7> kHistogramMethods = {
@@ -54,6 +62,8 @@ inline constexpr std::array<HistogramMethod, 7> kHistogramMethods = {
 inline constexpr std::array<ScanMethod, 5> kScanMethods = {
     ScanMethod::kAuto, ScanMethod::kKoggeStone, ScanMethod::kKoggeStoneDoubleBuffer,
     ScanMethod::kBrentKung, ScanMethod::kWarpShuffle};
+inline constexpr std::array<Fusion, 3> kFusions = {Fusion::kAuto, Fusion::kSeparateKernels,
+                                                   Fusion::kSingleKernel};
 inline constexpr std::array<LutMemory, 3> kLutMemories = {LutMemory::kShared, LutMemory::kConstant,
                                                           LutMemory::kTexture};
 
@@ -61,8 +71,10 @@ inline constexpr std::array<LutMemory, 3> kLutMemories = {LutMemory::kShared, Lu
 const char *to_string(HistogramMethod method);
 const char *to_string(ScanMethod method);
 const char *to_string(LutMemory memory);
+const char *to_string(Fusion fusion);
 bool parse(std::string_view name, HistogramMethod &method);
 bool parse(std::string_view name, ScanMethod &method);
 bool parse(std::string_view name, LutMemory &memory);
+bool parse(std::string_view name, Fusion &fusion);
 
 }  // namespace histeq::cuda

@@ -21,10 +21,10 @@ for step in "${steps[@]}"; do
       ;;
     sanitize)
       # The small frames of every variant plus the ring: the large ones add time, not coverage.
-      filter='Small/*:RingDepth*:StreamRing.*:DeviceEqualizer.*'
+      filter='Small/*:Fusions/*small*:RingDepth*:StreamRing.*:DeviceEqualizer.*'
       for tool in memcheck racecheck synccheck; do
         f=$filter
-        [[ $tool != memcheck ]] && f='Small/EveryVariant.BitExact*:RingDepth*depth2*'
+        [[ $tool != memcheck ]] && f='Small/EveryVariant.BitExact*:Fusions/*small*:RingDepth*depth2*'
         compute-sanitizer --tool "$tool" --error-exitcode 3 \
           ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
           >"$out/sanitize-$tool.txt" 2>&1
@@ -35,7 +35,7 @@ for step in "${steps[@]}"; do
       ;;
     bench)
       if [[ -x build/bench/histeq-bench ]]; then
-        ./build/bench/histeq-bench --csv "$out/bench.csv" 2>&1 | tee "$out/bench.txt" | tail -80
+        ./build/bench/histeq-bench ${BENCH_ARGS:-} --csv "$out/bench.csv" 2>&1 | tee "$out/bench.txt" | tail -80
         ((PIPESTATUS[0] == 0)) || status=1
       else
         echo "bench: build/bench/histeq-bench not built"

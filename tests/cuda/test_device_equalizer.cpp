@@ -139,6 +139,57 @@ INSTANTIATE_TEST_SUITE_P(Large, EveryVariant,
                                             ::testing::Values(SizeClass::kLarge)),
                          variant_name);
 
+// The default configuration as one cooperative kernel and as three kernels, on every size.
+class EveryFusion : public ::testing::TestWithParam<std::tuple<histeq::cuda::Fusion, SizeClass>> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(EveryFusion, BitExactWithTheCpuCoreAndNoStrayWrites) {
+  KernelConfig config;
+  config.fusion = std::get<0>(GetParam());
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  for (const Size &size : sizes_of(std::get<1>(GetParam()))) {
+    for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
+                            Content::kTwoValues, Content::kAllLevels}) {
+      for (bool limited : {false, true}) {
+        SCOPED_TRACE(content_name(content) + " " + std::to_string(size.width) + "x" +
+                     std::to_string(size.height) + (limited ? " limited" : " full"));
+        GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
+        ASSERT_CUDA(plane.upload(input(content, size)));
+        // Twice on the same equalizer: the second frame must start from clean bins.
+        for (int repeat = 0; repeat < 2; ++repeat) {
+          if (repeat) {
+            ASSERT_CUDA(plane.upload(input(content, size)));
+          }
+          ASSERT_CUDA(equalizer.equalize(plane.plane(),
+                                         limited ? histeq::limited_range(8) : histeq::full_range(8),
+                                         config, nullptr));
+          std::vector<std::uint8_t> out;
+          bool guards_intact = false;
+          ASSERT_CUDA(plane.download(out, guards_intact));
+          EXPECT_TRUE(guards_intact);
+          ASSERT_TRUE(out == expected(content, size, limited)) << "repeat " << repeat;
+        }
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fusions, EveryFusion,
+                         ::testing::Combine(::testing::ValuesIn(histeq::cuda::kFusions),
+                                            ::testing::Values(SizeClass::kSmall,
+                                                              SizeClass::kLarge)),
+                         [](const auto &info) {
+                           std::string name =
+                               std::string(to_string(std::get<0>(info.param))) +
+                               (std::get<1>(info.param) == SizeClass::kSmall ? "_small" : "_large");
+                           for (char &c : name)
+                             if (c == '-') c = '_';
+                           return name;
+                         });
+
 TEST(DeviceEqualizer, RejectsUseBeforeInitAndBadSlots) {
   SKIP_WITHOUT_CUDA_DEVICE();
   DeviceEqualizer equalizer;
@@ -161,6 +212,11 @@ TEST(KernelMethods, NamesRoundTrip) {
   }
   for (LutMemory m : histeq::cuda::kLutMemories) {
     LutMemory parsed{};
+    EXPECT_TRUE(histeq::cuda::parse(to_string(m), parsed));
+    EXPECT_EQ(parsed, m);
+  }
+  for (histeq::cuda::Fusion m : histeq::cuda::kFusions) {
+    histeq::cuda::Fusion parsed{};
     EXPECT_TRUE(histeq::cuda::parse(to_string(m), parsed));
     EXPECT_EQ(parsed, m);
   }

@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "fused_kernel.h"
+
+#include <cooperative_groups.h>
+#include <cub/block/block_scan.cuh>
+
+#include "cuda_check.h"
+
+namespace histeq::cuda {
+
+namespace {
+
+constexpr int kLevels = 256;
+constexpr int kBlock = 256;
+constexpr int kWarps = kBlock / 32;
+// 16-byte chunks each thread keeps in registers between counting and mapping: enough for a
+// whole 4K plane on an H100, so the map re-reads nothing there.
+constexpr int kCached = 4;
+
+using Count = unsigned long long;
+
+__device__ __forceinline__ void count_word(unsigned *bins, unsigned word) {
+  if (word == (word & 0xff) * 0x01010101u) {
+    atomicAdd(&bins[word & 0xff], 4u);
+    return;
+  }
+  for (int k = 0; k < 4; ++k) atomicAdd(&bins[(word >> (8 * k)) & 0xff], 1u);
+}
+
+__device__ __forceinline__ unsigned map_word(unsigned w, const unsigned *lut) {
+  return lut[w & 0xff] | lut[(w >> 8) & 0xff] << 8 | lut[(w >> 16) & 0xff] << 16 |
+         lut[w >> 24] << 24;
+}
+
+// Work item i: 16-byte chunk c of row y when c < chunks, else the row's tail bytes.
+struct Items {
+  int chunks, per_row;
+  long long count;
+  __device__ Items(const DevicePlane &p) {
+    const bool aligned = ((std::uintptr_t)p.data % 16 == 0) && (p.pitch % 16 == 0);
+    chunks = aligned ? p.width / 16 : 0;
+    per_row = chunks + (p.width > chunks * 16 ? 1 : 0);
+    count = (long long)per_row * p.height;
+  }
+};
+
+__global__ void __launch_bounds__(kBlock)
+    fused(DevicePlane plane, OutputRange range, Count *d_histogram, Count *d_next_histogram,
+          std::uint8_t *d_lut) {
+  using BlockScan = cub::BlockScan<Count, kBlock, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ unsigned bins[kWarps][kLevels];
+  __shared__ unsigned lut[kLevels];
+  __shared__ typename BlockScan::TempStorage scan_storage;
+  __shared__ int first_present;
+
+  const int t = threadIdx.x;
+  for (int i = t; i < kWarps * kLevels; i += kBlock) (&bins[0][0])[i] = 0;
+  if (blockIdx.x == 0) d_next_histogram[t] = 0;
+  if (t == 0) first_present = kLevels;
+  __syncthreads();
+
+  const Items items(plane);
+  const long long stride = (long long)gridDim.x * kBlock;
+  const long long first = blockIdx.x * (long long)kBlock + t;
+  unsigned *mine = bins[t / 32];
+  uint4 cached[kCached];
+
+  auto row_of = [&](long long i, int &c) {
+    const int y = int(i / items.per_row);
+    c = int(i - (long long)y * items.per_row);
+    return plane.data + (std::size_t)y * plane.pitch;
+  };
+  auto count_item = [&](long long i, uint4 *keep) {
+    int c;
+    const std::uint8_t *row = row_of(i, c);
+    if (c < items.chunks) {
+      const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
+      if (keep) *keep = v;
+      count_word(mine, v.x);
+      count_word(mine, v.y);
+      count_word(mine, v.z);
+      count_word(mine, v.w);
+    } else {
+      for (int x = items.chunks * 16; x < plane.width; ++x) atomicAdd(&mine[row[x]], 1u);
+    }
+  };
+  auto map_item = [&](long long i, const uint4 *kept) {
+    int c;
+    std::uint8_t *row = row_of(i, c);
+    if (c < items.chunks) {
+      uint4 v = kept ? *kept : *reinterpret_cast<const uint4 *>(row + c * 16);
+      v.x = map_word(v.x, lut);
+      v.y = map_word(v.y, lut);
+      v.z = map_word(v.z, lut);
+      v.w = map_word(v.w, lut);
+      *reinterpret_cast<uint4 *>(row + c * 16) = v;
+    } else {
+      for (int x = items.chunks * 16; x < plane.width; ++x) row[x] = std::uint8_t(lut[row[x]]);
+    }
+  };
+
+#pragma unroll
+  for (int k = 0; k < kCached; ++k) {
+    const long long i = first + k * stride;
+    if (i < items.count) count_item(i, &cached[k]);
+  }
+  for (long long i = first + kCached * stride; i < items.count; i += stride) count_item(i, nullptr);
+  __syncthreads();
+  for (int v = t; v < kLevels; v += kBlock) {
+    unsigned sum = 0;
+    for (int w = 0; w < kWarps; ++w) sum += bins[w][v];
+    if (sum) atomicAdd(&d_histogram[v], Count(sum));
+  }
+
+  cooperative_groups::this_grid().sync();
+
+  // Every block builds the same LUT from the finished bins with the shared formula.
+  const Count count = __ldcg(&d_histogram[t]);
+  if (count) atomicMin(&first_present, t);
+  Count cdf;
+  BlockScan(scan_storage).InclusiveSum(count, cdf);
+  __shared__ Count cdf_table[kLevels];
+  cdf_table[t] = cdf;
+  __syncthreads();
+  const Count total = cdf_table[kLevels - 1];
+  const Count cdf_min = first_present < kLevels ? cdf_table[first_present] : 0;
+  lut[t] = equalized_level(std::uint32_t(t), cdf, cdf_min, total, range);
+  if (blockIdx.x == 0) d_lut[t] = std::uint8_t(lut[t]);
+  __syncthreads();
+
+#pragma unroll
+  for (int k = 0; k < kCached; ++k) {
+    const long long i = first + k * stride;
+    if (i < items.count) map_item(i, &cached[k]);
+  }
+  for (long long i = first + kCached * stride; i < items.count; i += stride) map_item(i, nullptr);
+}
+
+}  // namespace
+
+cudaError_t fused_grid_size(int *blocks) {
+  int device = 0, sm_count = 0, per_sm = 0;
+  HISTEQ_CUDA_TRY(cudaGetDevice(&device));
+  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused, kBlock, 0));
+  *blocks = sm_count * per_sm;
+  return *blocks > 0 ? cudaSuccess : cudaErrorCooperativeLaunchTooLarge;
+}
+
+cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane, OutputRange range,
+                         cudaStream_t stream) {
+  DevicePlane plane_arg = plane;
+  OutputRange range_arg = range;
+  Count *histogram = launch.d_histogram;
+  Count *next_histogram = launch.d_next_histogram;
+  std::uint8_t *lut = launch.d_lut;
+  void *args[] = {&plane_arg, &range_arg, &histogram, &next_histogram, &lut};
+  HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)fused, dim3(launch.blocks),
+                                              dim3(kBlock), args, 0, stream));
+  HISTEQ_CUDA_TRY_LAUNCH();
+  return cudaSuccess;
+}
+
+}  // namespace histeq::cuda
