@@ -18,21 +18,33 @@ void log_row(const Row &row) {
                row.us_per_frame, row.check.c_str());
 }
 
+// Runs one frame launched on `stream` into a poisoned destination (for in-place contenders the
+// source is the output) and compares it with the reference; restores what it changed.
+std::string verify_one(const DeviceContender &contender, const DevicePlanes &planes,
+                       const TestCase &test, cudaStream_t stream) {
+  planes.reset_one(0, stream);
+  std::uint8_t *out0 = contender.in_place ? planes.src(0) : planes.dst(0);
+  contender.enqueue(planes.src(0), out0, stream);
+  BENCH_CUDA(cudaStreamSynchronize(stream));
+  const std::vector<std::uint8_t> out = planes.download(out0);
+  if (contender.in_place) planes.reset_one(0, stream);
+  return verdict(check_output(out.data(), planes.pitch(), test.frame, test.reference),
+                 contender.known_defect);
+}
+
 void measure_device_or_throw(const DeviceContender &contender, const DevicePlanes &planes,
                              const TestCase &test, const Repeats &repeats, CopyTimes copy,
                              cudaStream_t harness_stream, Results *results) {
   // Call-by-call launches go where the contender launches (the seed: the legacy stream); graph
   // capture needs the harness's stream.
   cudaStream_t launch_stream = contender.legacy_default_stream ? nullptr : harness_stream;
-  // Verify on a poisoned destination (for in-place contenders the source is the output).
-  planes.reset_one(0, launch_stream);
-  std::uint8_t *out0 = contender.in_place ? planes.src(0) : planes.dst(0);
-  contender.enqueue(planes.src(0), out0, launch_stream);
-  BENCH_CUDA(cudaStreamSynchronize(launch_stream));
-  const std::vector<std::uint8_t> out = planes.download(out0);
-  const std::string check = verdict(
-      check_output(out.data(), planes.pitch(), test.frame, test.reference), contender.known_defect);
-  if (contender.in_place) planes.reset_one(0, launch_stream);
+  // Checked before the timings and again after them: state a contender keeps between frames
+  // (or a graph replay) must not change its output.
+  std::string check = verify_one(contender, planes, test, launch_stream);
+  const auto recheck = [&] {
+    const std::string after = verify_one(contender, planes, test, launch_stream);
+    if (after != check && check.rfind("MISMATCH", 0) != 0) check = after + " (after timing)";
+  };
 
   // Each timed frame has a source of its own, so in-place contenders see the test frame every
   // time; the sources they changed are restored after each timing.
@@ -41,33 +53,39 @@ void measure_device_or_throw(const DeviceContender &contender, const DevicePlane
       contender.enqueue(planes.src(i), contender.in_place ? planes.src(i) : planes.dst(i), stream);
     };
   };
+  Row graph_row{Section::kDevice, contender.name, test.content, test.frame.size};
   bool captured = false;
   if (!contender.launched_only) {
-    Row row{Section::kDevice, contender.name, test.content, test.frame.size};
     try {
-      row.us_per_frame = graph_us_per_frame(harness_stream, repeats, frame(harness_stream));
+      graph_row.us_per_frame = graph_us_per_frame(harness_stream, repeats, frame(harness_stream));
       captured = true;
     } catch (const Failure &failure) {
       results->note(contender.name + ": not timed as a CUDA graph (" + failure.what() +
                     "); launched call by call only");
     }
     if (contender.in_place) planes.reset(harness_stream);
-    if (captured) {
-      row.ratio = copy.graph_us > 0 ? row.us_per_frame / copy.graph_us : 0;
-      row.check = check;
-      row.detail = contender.detail;
-      log_row(row);
-      results->add(row);
-    }
   }
-  if (captured && contender.detail) return;
-  Row row{Section::kDeviceLaunched, contender.name, test.content, test.frame.size};
-  row.us_per_frame = device_us_per_frame(launch_stream, repeats, frame(launch_stream));
-  if (contender.in_place) planes.reset(launch_stream);
-  row.ratio = copy.launched_us > 0 ? row.us_per_frame / copy.launched_us : 0;
-  row.check = check;
-  log_row(row);
-  results->add(row);
+  // Headline contenders, and those that cannot be captured, are also timed launched.
+  Row launched_row{Section::kDeviceLaunched, contender.name, test.content, test.frame.size};
+  const bool launched = !captured || !contender.detail;
+  if (launched) {
+    launched_row.us_per_frame = device_us_per_frame(launch_stream, repeats, frame(launch_stream));
+    if (contender.in_place) planes.reset(launch_stream);
+  }
+  recheck();
+  if (captured) {
+    graph_row.ratio = copy.graph_us > 0 ? graph_row.us_per_frame / copy.graph_us : 0;
+    graph_row.check = check;
+    graph_row.detail = contender.detail;
+    log_row(graph_row);
+    results->add(graph_row);
+  }
+  if (launched) {
+    launched_row.ratio = copy.launched_us > 0 ? launched_row.us_per_frame / copy.launched_us : 0;
+    launched_row.check = check;
+    log_row(launched_row);
+    results->add(launched_row);
+  }
 }
 
 void measure_end_to_end_or_throw(const EndToEndContender &contender, const TestCase &test,
