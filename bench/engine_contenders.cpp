@@ -89,12 +89,26 @@ EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kin
   auto host = std::make_shared<HostFrames>(frame, kind, depth + 2);
   EndToEndContender c;
   c.name = ring_name(depth, host_kind_name(kind));
-  c.run = [ring, host](long first, int count) {
+  // Frames are submitted in order and retired in order; `next` is the next to submit. A run
+  // retires `count` frames, submitting whenever a slot is free, so the ring stays full from
+  // one run to the next (the first run fills it).
+  auto next = std::make_shared<long>(0);
+  c.run = [ring, host, next](long first, int count) {
     std::uint64_t tag = 0;
-    for (long i = first; i < first + count; ++i) {
-      if (ring->full()) check_engine(ring->wait(&tag), "StreamRing::wait");
-      check_engine(ring->submit(ring_frame(*host, i)), "StreamRing::submit");
+    if (*next < first) *next = first;
+    long retired = 0;
+    while (retired < count) {
+      if (!ring->full() && *next < first + count + ring->depth()) {
+        check_engine(ring->submit(ring_frame(*host, *next)), "StreamRing::submit");
+        ++*next;
+      } else {
+        check_engine(ring->wait(&tag), "StreamRing::wait");
+        ++retired;
+      }
     }
+  };
+  c.finish = [ring, next] {
+    std::uint64_t tag = 0;
     while (ring->in_flight() > 0) check_engine(ring->wait(&tag), "StreamRing::wait");
   };
   c.output = [host](long i) -> const std::uint8_t * { return host->out(i); };

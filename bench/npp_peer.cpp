@@ -73,6 +73,10 @@ struct NppApi {
   HistogramEven histogram_even = nullptr;
   LutLinear lut_linear = nullptr;
   NppStreamContext context{};
+  // The flags of the last stream seen (see context_for).
+  bool has_flags = false;
+  cudaStream_t flags_stream = nullptr;
+  unsigned flags = 0;
 
   ~NppApi() {
     for (void *h : handles) {
@@ -153,19 +157,38 @@ void NppPeer::prepare(FrameSize size, std::ptrdiff_t pitch, int device) {
       cudaMemcpy(values_.as<std::int32_t>() + 256, &top, sizeof(top), cudaMemcpyHostToDevice));
 }
 
-void NppPeer::histogram(const std::uint8_t *d_in, cudaStream_t stream) {
-  NppStreamContext c = api_->context;
+namespace {
+
+// cudaStreamGetFlags is not allowed while the stream is being captured into a graph: the
+// flags are looked up once per stream, outside capture (each stream is verified, uncaptured,
+// before it is timed).
+NppStreamContext context_for(NppApi &api, cudaStream_t stream) {
+  if (!api.has_flags || stream != api.flags_stream) {
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    BENCH_CUDA(cudaStreamIsCapturing(stream, &capturing));
+    if (capturing != cudaStreamCaptureStatusNone)
+      throw Failure("NPP: stream flags unknown for a stream first seen while capturing");
+    BENCH_CUDA(cudaStreamGetFlags(stream, &api.flags));
+    api.flags_stream = stream;
+    api.has_flags = true;
+  }
+  NppStreamContext c = api.context;
   c.hStream = stream;
-  BENCH_CUDA(cudaStreamGetFlags(stream, &c.nStreamFlags));
+  c.nStreamFlags = api.flags;
+  return c;
+}
+
+}  // namespace
+
+void NppPeer::histogram(const std::uint8_t *d_in, cudaStream_t stream) {
+  const NppStreamContext c = context_for(*api_, stream);
   check_npp(api_->histogram_even(d_in, int(pitch_), {size_.width, size_.height},
                                  histogram_.as<std::int32_t>(), kLevels, 0, 256, scratch_.get(), c),
             "nppiHistogramEven_8u_C1R_Ctx");
 }
 
 void NppPeer::apply(const std::uint8_t *d_in, std::uint8_t *d_out, cudaStream_t stream) {
-  NppStreamContext c = api_->context;
-  c.hStream = stream;
-  BENCH_CUDA(cudaStreamGetFlags(stream, &c.nStreamFlags));
+  const NppStreamContext c = context_for(*api_, stream);
   // 257 levels put every value on a level; should NPP refuse more than 256, the sample's 256
   // levels (0..255) are used from then on (value 255 then sits on the last level).
   NppStatus status =

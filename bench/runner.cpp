@@ -97,7 +97,14 @@ void measure_end_to_end_or_throw(const EndToEndContender &contender, const TestC
   const std::string check =
       check_output(contender.output(last), contender.output_pitch, test.frame, test.reference);
   Row row{Section::kEndToEnd, contender.name, test.content, test.frame.size};
-  row.us_per_frame = host_us_per_frame(repeats, contender.prepare, contender.run);
+  // Frame numbers go on from the verification batch, so a pipelined contender stays full.
+  const long offset = repeats.frames_per_batch;
+  std::function<void(long, int)> prepare;
+  if (contender.prepare)
+    prepare = [&](long first, int count) { contender.prepare(offset + first, count); };
+  row.us_per_frame = host_us_per_frame(
+      repeats, prepare, [&](long first, int count) { contender.run(offset + first, count); });
+  if (contender.finish) contender.finish();
   row.ratio = floor_us > 0 && row.us_per_frame > 0 ? floor_us / row.us_per_frame : 0;
   row.check = verdict(check, contender.known_defect);
   log_row(row);
