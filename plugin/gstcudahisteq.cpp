@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// cudahisteq: frames go through the engine's ring of CUDA streams. submit_input_buffer maps a
+// frame and enqueues its luma plane; generate_output hands frames back in order once the ring
+// is full (depth - 1 frames stay in flight), so upload, equalization and download of
+// neighbouring frames overlap.
+#include "gstcudahisteq.h"
+
+#include <deque>
+#include <memory>
+
+#include <cuda_runtime_api.h>
+
+#include "cuda_enums.h"
+#include "luma_frame.h"
+#include "stream_ring.h"
+
+GST_DEBUG_CATEGORY_STATIC(gst_cuda_hist_eq_debug);
+#define GST_CAT_DEFAULT gst_cuda_hist_eq_debug
+
+namespace {
+
+constexpr gint kDefaultDeviceId = -1;
+constexpr guint kDefaultDepth = 2;
+
+enum { PROP_0, PROP_DEVICE_ID, PROP_DEPTH, PROP_HISTOGRAM_METHOD, PROP_SCAN_METHOD };
+
+struct Settings {
+  gint device_id = kDefaultDeviceId;
+  guint depth = kDefaultDepth;
+  histeq::cuda::KernelConfig kernels;
+};
+
+// A frame between submit and output. GAP buffers pass through the same queue, untouched, so
+// order is kept.
+struct PendingFrame {
+  GstBuffer *buffer = nullptr;
+  GstVideoFrame frame{};
+  bool mapped = false;
+  bool done = false;
+};
+
+// Streaming-thread state (start/stop, set_info, submit, generate, sink events).
+struct CudaHistEqState {
+  int device = 0;
+  Settings settings;  // as of start(): depth and kernels cannot change mid-stream
+  std::unique_ptr<histeq::cuda::StreamRing> ring;
+  std::deque<PendingFrame> pending;
+  histeq::OutputRange range = histeq::full_range(8);
+};
+
+}  // namespace
+
+struct _GstCudaHistEq {
+  GstVideoFilter parent;
+  // Guarded by the object lock.
+  Settings settings;
+  CudaHistEqState *state;
+};
+
+G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_VIDEO_FILTER)
+GST_ELEMENT_REGISTER_DEFINE(cudahisteq, "cudahisteq", GST_RANK_NONE, GST_TYPE_CUDA_HIST_EQ)
+
+static void gst_cuda_hist_eq_release(PendingFrame &pending) {
+  if (pending.mapped) gst_video_frame_unmap(&pending.frame);
+  pending.mapped = false;
+}
+
+static void gst_cuda_hist_eq_drop_pending(GstCudaHistEq *self) {
+  CudaHistEqState &state = *self->state;
+  if (state.ring) state.ring->discard();
+  for (PendingFrame &pending : state.pending) {
+    gst_cuda_hist_eq_release(pending);
+    gst_buffer_unref(pending.buffer);
+  }
+  state.pending.clear();
+}
+
+static GstFlowReturn gst_cuda_hist_eq_cuda_error(GstCudaHistEq *self, const char *call,
+                                                 cudaError_t status) {
+  GST_ELEMENT_ERROR(
+      self, RESOURCE, FAILED,
+      ("The GPU failed while equalizing a frame (CUDA error: %s).", cudaGetErrorString(status)),
+      ("%s returned %s", call, cudaGetErrorName(status)));
+  return GST_FLOW_ERROR;
+}
+
+static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  CudaHistEqState &state = *self->state;
+  GST_OBJECT_LOCK(self);
+  state.settings = self->settings;
+  GST_OBJECT_UNLOCK(self);
+
+  int count = 0;
+  cudaError_t status = cudaGetDeviceCount(&count);
+  if (status != cudaSuccess || count == 0) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                      ("No CUDA device is available, so cudahisteq cannot run; use histeq, the "
+                       "CPU element, instead."),
+                      ("cudaGetDeviceCount: %s",
+                       status == cudaSuccess ? "no devices" : cudaGetErrorString(status)));
+    return FALSE;
+  }
+  state.device = state.settings.device_id < 0 ? 0 : state.settings.device_id;
+  if (state.device >= count) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                      ("CUDA device %d does not exist: this machine has %d (device-id 0 to %d).",
+                       state.device, count, count - 1),
+                      ("device-id=%d", state.settings.device_id));
+    return FALSE;
+  }
+  state.ring = std::make_unique<histeq::cuda::StreamRing>();
+  if ((status = cudaSetDevice(state.device)) != cudaSuccess ||
+      (status = state.ring->init(int(state.settings.depth), state.settings.kernels)) !=
+          cudaSuccess) {
+    state.ring.reset();
+    GST_ELEMENT_ERROR(
+        self, RESOURCE, OPEN_READ_WRITE,
+        ("Could not set up CUDA device %d for cudahisteq (%s).", state.device,
+         cudaGetErrorString(status)),
+        ("StreamRing::init(depth %u): %s", state.settings.depth, cudaGetErrorName(status)));
+    return FALSE;
+  }
+  GST_INFO_OBJECT(self, "CUDA device %d, %u frames in flight", state.device, state.settings.depth);
+  return TRUE;
+}
+
+static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  gst_cuda_hist_eq_drop_pending(self);
+  self->state->ring.reset();
+  return TRUE;
+}
+
+// Waits for the oldest frame in the ring; it is the oldest not-done entry of the queue.
+static GstFlowReturn gst_cuda_hist_eq_finish_oldest(GstCudaHistEq *self) {
+  CudaHistEqState &state = *self->state;
+  std::uint64_t tag = 0;
+  const cudaError_t status = state.ring->wait(&tag);
+  if (status != cudaSuccess) return gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
+  for (PendingFrame &pending : state.pending) {
+    if (!pending.done) {
+      pending.done = true;
+      gst_cuda_hist_eq_release(pending);
+      break;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans, gboolean,
+                                                          GstBuffer *input) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  CudaHistEqState &state = *self->state;
+  PendingFrame pending;
+  if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP)) {
+    pending.buffer = input;
+    pending.done = true;
+    state.pending.push_back(pending);
+    return GST_FLOW_OK;
+  }
+  cudaSetDevice(state.device);
+  if (state.ring->full()) {
+    const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self);
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref(input);
+      return ret;
+    }
+  }
+  pending.buffer = gst_buffer_make_writable(input);
+  if (!histeq_map_frame(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info, pending.buffer,
+                        &pending.frame)) {
+    gst_buffer_unref(pending.buffer);
+    return GST_FLOW_ERROR;
+  }
+  pending.mapped = true;
+  const histeq::LumaPlane8 luma = histeq_luma_plane(&pending.frame);
+  histeq::cuda::HostFrame host;
+  host.src = host.dst = luma.data;
+  host.src_pitch = host.dst_pitch = std::size_t(luma.stride);
+  host.width = luma.width;
+  host.height = luma.height;
+  host.range = state.range;
+  const cudaError_t status = state.ring->submit(host);
+  state.pending.push_back(pending);
+  if (status != cudaSuccess) return gst_cuda_hist_eq_cuda_error(self, "StreamRing::submit", status);
+  return GST_FLOW_OK;
+}
+
+// Hands back the oldest frame once it is done, or once holding it would exceed depth - 1
+// frames in flight.
+static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  CudaHistEqState &state = *self->state;
+  *outbuf = nullptr;
+  if (state.pending.empty()) return GST_FLOW_OK;
+  if (!state.pending.front().done) {
+    if (state.ring->in_flight() < int(state.settings.depth)) return GST_FLOW_OK;
+    cudaSetDevice(state.device);
+    const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self);
+    if (ret != GST_FLOW_OK) return ret;
+  }
+  *outbuf = state.pending.front().buffer;
+  state.pending.pop_front();
+  return GST_FLOW_OK;
+}
+
+// Pushes every frame still in flight, in order (EOS, caps change, drain queries).
+static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
+  CudaHistEqState &state = *self->state;
+  cudaSetDevice(state.device);
+  while (!state.pending.empty()) {
+    if (!state.pending.front().done) {
+      const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self);
+      if (ret != GST_FLOW_OK) return ret;
+    }
+    GstBuffer *buffer = state.pending.front().buffer;
+    state.pending.pop_front();
+    const GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
+    if (ret != GST_FLOW_OK) {
+      gst_cuda_hist_eq_drop_pending(self);
+      return ret;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
+static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *event) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_EOS:
+    case GST_EVENT_CAPS:
+    case GST_EVENT_SEGMENT:
+      if (self->state->ring) gst_cuda_hist_eq_drain(self);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_cuda_hist_eq_drop_pending(self);
+      break;
+    default:
+      break;
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
+}
+
+// Frames held in the ring add depth - 1 frame durations of latency.
+static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection direction,
+                                       GstQuery *query) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->query(trans, direction, query))
+    return FALSE;
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency(query, &live, &min, &max);
+    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
+    GST_OBJECT_LOCK(self);
+    const guint held = self->settings.depth - 1;
+    GST_OBJECT_UNLOCK(self);
+    GstClockTime added = 0;
+    if (GST_VIDEO_INFO_FPS_N(info) > 0)
+      added = gst_util_uint64_scale_int(held * GST_SECOND, GST_VIDEO_INFO_FPS_D(info),
+                                        GST_VIDEO_INFO_FPS_N(info));
+    min += added;
+    if (GST_CLOCK_TIME_IS_VALID(max)) max += added;
+    GST_DEBUG_OBJECT(self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS(added));
+    gst_query_set_latency(query, live, min, max);
+  }
+  return TRUE;
+}
+
+static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *, GstVideoInfo *in_info,
+                                          GstCaps *, GstVideoInfo *) {
+  GST_CUDA_HIST_EQ(filter)->state->range = histeq_output_range(in_info);
+  return TRUE;
+}
+
+static void gst_cuda_hist_eq_set_property(GObject *object, guint prop_id, const GValue *value,
+                                          GParamSpec *pspec) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(object);
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      self->settings.device_id = g_value_get_int(value);
+      break;
+    case PROP_DEPTH:
+      self->settings.depth = g_value_get_uint(value);
+      break;
+    case PROP_HISTOGRAM_METHOD:
+      self->settings.kernels.histogram = histeq::cuda::HistogramMethod(g_value_get_enum(value));
+      break;
+    case PROP_SCAN_METHOD:
+      self->settings.kernels.scan = histeq::cuda::ScanMethod(g_value_get_enum(value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_hist_eq_get_property(GObject *object, guint prop_id, GValue *value,
+                                          GParamSpec *pspec) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(object);
+  GST_OBJECT_LOCK(self);
+  switch (prop_id) {
+    case PROP_DEVICE_ID:
+      g_value_set_int(value, self->settings.device_id);
+      break;
+    case PROP_DEPTH:
+      g_value_set_uint(value, self->settings.depth);
+      break;
+    case PROP_HISTOGRAM_METHOD:
+      g_value_set_enum(value, int(self->settings.kernels.histogram));
+      break;
+    case PROP_SCAN_METHOD:
+      g_value_set_enum(value, int(self->settings.kernels.scan));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
+  }
+  GST_OBJECT_UNLOCK(self);
+}
+
+static void gst_cuda_hist_eq_finalize(GObject *object) {
+  delete GST_CUDA_HIST_EQ(object)->state;
+  G_OBJECT_CLASS(gst_cuda_hist_eq_parent_class)->finalize(object);
+}
+
+static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
+  GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
+  GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
+  GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
+  const auto flags =
+      GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_READY);
+
+  gobject_class->set_property = gst_cuda_hist_eq_set_property;
+  gobject_class->get_property = gst_cuda_hist_eq_get_property;
+  gobject_class->finalize = gst_cuda_hist_eq_finalize;
+
+  g_object_class_install_property(
+      gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int("device-id", "Device ID", "CUDA device to run on (-1 = the default device)",
+                       -1, G_MAXINT, kDefaultDeviceId, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_DEPTH,
+      g_param_spec_uint("depth", "Depth",
+                        "Frames in flight on the GPU; each one past the first adds a frame of "
+                        "latency and lets upload, equalization and download overlap (1 = "
+                        "synchronous)",
+                        1, histeq::cuda::StreamRing::kMaxDepth, kDefaultDepth, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_HISTOGRAM_METHOD,
+      g_param_spec_enum("histogram-method", "Histogram method",
+                        "How the luma histogram is counted on the GPU (auto = the fastest on the "
+                        "benchmark)",
+                        gst_cuda_hist_eq_histogram_method_get_type(),
+                        int(histeq::cuda::HistogramMethod::kAuto), flags));
+  g_object_class_install_property(
+      gobject_class, PROP_SCAN_METHOD,
+      g_param_spec_enum("scan-method", "Scan method",
+                        "How the histogram is prefix-summed into the CDF (auto = the fastest on "
+                        "the benchmark)",
+                        gst_cuda_hist_eq_scan_method_get_type(),
+                        int(histeq::cuda::ScanMethod::kAuto), flags));
+
+  GstCaps *caps = gst_caps_from_string(GST_VIDEO_CAPS_MAKE(HISTEQ_LUMA_FORMATS));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref(caps);
+  gst_element_class_set_static_metadata(
+      element_class, "CUDA histogram equalization", "Filter/Effect/Video/Hardware",
+      "Stretches the contrast of each frame by equalizing its luma histogram on an NVIDIA GPU, "
+      "with several frames in flight; chroma is left untouched. Same output as histeq",
+      "gst-histeq developers");
+
+  trans_class->start = gst_cuda_hist_eq_start;
+  trans_class->stop = gst_cuda_hist_eq_stop;
+  trans_class->transform = nullptr;
+  trans_class->transform_ip = nullptr;
+  trans_class->submit_input_buffer = gst_cuda_hist_eq_submit_input_buffer;
+  trans_class->generate_output = gst_cuda_hist_eq_generate_output;
+  trans_class->sink_event = gst_cuda_hist_eq_sink_event;
+  trans_class->query = gst_cuda_hist_eq_query;
+  GST_VIDEO_FILTER_CLASS(klass)->set_info = gst_cuda_hist_eq_set_info;
+
+  gst_type_mark_as_plugin_api(gst_cuda_hist_eq_histogram_method_get_type(), GstPluginAPIFlags(0));
+  gst_type_mark_as_plugin_api(gst_cuda_hist_eq_scan_method_get_type(), GstPluginAPIFlags(0));
+  GST_DEBUG_CATEGORY_INIT(gst_cuda_hist_eq_debug, "cudahisteq", 0,
+                          "CUDA luma histogram equalization");
+}
+
+static void gst_cuda_hist_eq_init(GstCudaHistEq *self) {
+  // GObject zero-fills instances; the C++ defaults are set here.
+  self->settings = Settings();
+  self->state = new CudaHistEqState();
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+}

@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// cudahisteq through GstHarness. Without a CUDA device (CI) only its registration and its
+// start-up error are checked; with one, every output is compared with histeq's, the oracle.
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <cuda_runtime_api.h>
+#include <gst/check/gstharness.h>
+#include <gtest/gtest.h>
+
+#include "video_frames.h"
+
+namespace {
+
+bool have_cuda_device() {
+  int count = 0;
+  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  cudaGetLastError();
+  return ok;
+}
+
+#define SKIP_WITHOUT_CUDA_DEVICE() \
+  if (!have_cuda_device()) GTEST_SKIP() << "no usable CUDA device on this machine"
+
+// The element's ERROR message after starting `description`, or "" if it started.
+std::string start_error(const char *description) {
+  GError *parse_error = nullptr;
+  GstElement *pipeline = gst_parse_launch(description, &parse_error);
+  if (!pipeline) {
+    std::string text = parse_error->message;
+    g_error_free(parse_error);
+    return "parse: " + text;
+  }
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *message = gst_bus_timed_pop_filtered(
+      bus, 10 * GST_SECOND, GstMessageType(GST_MESSAGE_ERROR | GST_MESSAGE_EOS));
+  std::string text;
+  if (message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+    GError *error = nullptr;
+    gst_message_parse_error(message, &error, nullptr);
+    text = error->message;
+    g_error_free(error);
+  }
+  if (message) gst_message_unref(message);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return text;
+}
+
+// Runs `frames` through a fresh harness of `element` and returns every output, in order.
+std::vector<GstBuffer *> run_frames(const char *element, const GstVideoInfo &info,
+                                    const std::vector<GstBuffer *> &frames, guint depth = 0) {
+  GstHarness *h = gst_harness_new(element);
+  if (depth) g_object_set(h->element, "depth", depth, nullptr);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  for (GstBuffer *frame : frames) gst_harness_push(h, gst_buffer_copy_deep(frame));
+  gst_harness_push_event(h, gst_event_new_eos());
+  std::vector<GstBuffer *> out;
+  while (GstBuffer *buffer = gst_harness_try_pull(h)) out.push_back(buffer);
+  gst_harness_teardown(h);
+  return out;
+}
+
+void unref_all(std::vector<GstBuffer *> &buffers) {
+  for (GstBuffer *b : buffers) gst_buffer_unref(b);
+  buffers.clear();
+}
+
+}  // namespace
+
+TEST(CudaHistEqElement, IsRegisteredAndDocumented) {
+  GstElementFactory *factory = gst_element_factory_find("cudahisteq");
+  ASSERT_NE(factory, nullptr);
+  GstElement *element = gst_element_factory_create(factory, nullptr);
+  for (const char *name : {"device-id", "depth", "histogram-method", "scan-method"}) {
+    GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), name);
+    ASSERT_NE(spec, nullptr) << name;
+    EXPECT_NE(std::string(g_param_spec_get_blurb(spec)), "") << name;
+  }
+  gint device_id = 0;
+  guint depth = 0;
+  g_object_get(element, "device-id", &device_id, "depth", &depth, nullptr);
+  EXPECT_EQ(device_id, -1);
+  EXPECT_EQ(depth, 2u);
+  g_object_set(element, "depth", 4u, nullptr);
+  g_object_get(element, "depth", &depth, nullptr);
+  EXPECT_EQ(depth, 4u);
+  GParamSpec *method =
+      g_object_class_find_property(G_OBJECT_GET_CLASS(element), "histogram-method");
+  GEnumClass *values = G_ENUM_CLASS(g_type_class_ref(method->value_type));
+  for (const char *nick : {"auto", "global-atomics", "shared-atomics", "shared-aggregated",
+                           "warp-private", "replicated", "vectorized"})
+    EXPECT_NE(g_enum_get_value_by_nick(values, nick), nullptr) << nick;
+  g_type_class_unref(values);
+  gst_object_unref(element);
+  gst_object_unref(factory);
+}
+
+TEST(CudaHistEqElement, WithoutADeviceStartingFailsWithASentenceNamingHistEq) {
+  if (have_cuda_device()) GTEST_SKIP() << "a CUDA device is present";
+  const std::string error =
+      start_error("videotestsrc num-buffers=2 ! video/x-raw,format=NV12 ! cudahisteq ! fakesink");
+  EXPECT_NE(error.find("No CUDA device is available"), std::string::npos) << error;
+  EXPECT_NE(error.find("histeq"), std::string::npos) << error;
+}
+
+TEST(CudaHistEqElement, AnInvalidDeviceIdIsAClearError) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::string error = start_error(
+      "videotestsrc num-buffers=2 ! video/x-raw,format=NV12 ! cudahisteq device-id=999 ! fakesink");
+  EXPECT_NE(error.find("CUDA device 999 does not exist"), std::string::npos) << error;
+}
+
+class CudaMatchesHistEq
+    : public ::testing::TestWithParam<std::tuple<GstVideoFormat, std::pair<int, int>, guint>> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(CudaMatchesHistEq, EveryFrameComesOutInOrderWithHistEqsBytes) {
+  const auto [format, size, depth] = GetParam();
+  const GstVideoInfo info =
+      video_info(format, size.first, size.second,
+                 size.first % 2 ? GST_VIDEO_COLOR_RANGE_16_235 : GST_VIDEO_COLOR_RANGE_0_255);
+  std::mt19937 rng(size.first + depth);
+  std::vector<GstBuffer *> frames;
+  for (int i = 0; i < 5; ++i) {
+    frames.push_back(natural_frame(info, rng));
+    GST_BUFFER_PTS(frames.back()) = i * GST_SECOND / 30;
+  }
+  auto expected = run_frames("histeq", info, frames);
+  auto actual = run_frames("cudahisteq", info, frames, depth);
+  ASSERT_EQ(actual.size(), frames.size());
+  ASSERT_EQ(expected.size(), frames.size());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    EXPECT_EQ(GST_BUFFER_PTS(actual[i]), GST_BUFFER_PTS(frames[i]));
+    EXPECT_EQ(visible_planes(info, actual[i]), visible_planes(info, expected[i])) << "frame " << i;
+  }
+  unref_all(frames);
+  unref_all(expected);
+  unref_all(actual);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, CudaMatchesHistEq,
+    ::testing::Combine(::testing::Values(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_I420,
+                                         GST_VIDEO_FORMAT_YV12, GST_VIDEO_FORMAT_NV12,
+                                         GST_VIDEO_FORMAT_NV21, GST_VIDEO_FORMAT_Y41B,
+                                         GST_VIDEO_FORMAT_Y42B, GST_VIDEO_FORMAT_Y444),
+                       ::testing::Values(std::make_pair(1, 1), std::make_pair(3, 3),
+                                         std::make_pair(385, 289), std::make_pair(1920, 1080)),
+                       ::testing::Values(1u, 2u, 4u)),
+    [](const auto &info) {
+      return std::string(gst_video_format_to_string(std::get<0>(info.param))) + "_" +
+             std::to_string(std::get<1>(info.param).first) + "x" +
+             std::to_string(std::get<1>(info.param).second) + "_depth" +
+             std::to_string(std::get<2>(info.param));
+    });
+
+TEST(CudaHistEqElement, FramesInFlightAreHeldThenDrainedByEos) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = gst_harness_new("cudahisteq");
+  g_object_set(h->element, "depth", 4u, nullptr);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(4);
+  for (int i = 0; i < 3; ++i) {
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = i * GST_SECOND;
+    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+  }
+  EXPECT_EQ(gst_harness_buffers_received(h), 0u) << "depth 4 holds three frames";
+  gst_harness_push_event(h, gst_event_new_eos());
+  ASSERT_EQ(gst_harness_buffers_received(h), 3u);
+  for (int i = 0; i < 3; ++i) {
+    GstBuffer *out = gst_harness_pull(h);
+    EXPECT_EQ(GST_BUFFER_PTS(out), GstClockTime(i) * GST_SECOND);
+    gst_buffer_unref(out);
+  }
+  gst_harness_teardown(h);
+}
+
+TEST(CudaHistEqElement, FlushDropsFramesInFlight) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
+  GstHarness *h = gst_harness_new("cudahisteq");
+  g_object_set(h->element, "depth", 4u, nullptr);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(5);
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  gst_harness_push_event(h, gst_event_new_flush_start());
+  gst_harness_push_event(h, gst_event_new_flush_stop(TRUE));
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  gst_harness_push_event(h, gst_event_new_segment(&segment));
+  ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  gst_harness_push_event(h, gst_event_new_eos());
+  EXPECT_EQ(gst_harness_buffers_received(h), 1u);
+  gst_harness_teardown(h);
+}
+
+TEST(CudaHistEqElement, CapsChangeDrainsAndUsesTheNewSize) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  GstHarness *h = gst_harness_new("cudahisteq");
+  g_object_set(h->element, "depth", 3u, nullptr);
+  std::mt19937 rng(6);
+  std::vector<std::pair<GstVideoInfo, GstBuffer *>> pushed;
+  for (const GstVideoInfo &info :
+       {video_info(GST_VIDEO_FORMAT_NV12, 640, 480), video_info(GST_VIDEO_FORMAT_GRAY8, 129, 67)}) {
+    gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+    for (int i = 0; i < 2; ++i) {
+      GstBuffer *frame = natural_frame(info, rng);
+      pushed.emplace_back(info, gst_buffer_copy_deep(frame));
+      ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+    }
+  }
+  gst_harness_push_event(h, gst_event_new_eos());
+  ASSERT_EQ(gst_harness_buffers_received(h), 4u);
+  for (auto &[info, input] : pushed) {
+    GstBuffer *out = gst_harness_pull(h);
+    const auto before = visible_planes(info, input);
+    const auto after = visible_planes(info, out);
+    ASSERT_EQ(after.size(), before.size());
+    EXPECT_EQ(after[0], core_equalized_luma(before[0], GST_VIDEO_INFO_WIDTH(&info),
+                                            GST_VIDEO_INFO_HEIGHT(&info),
+                                            info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235
+                                                ? histeq::limited_range(8)
+                                                : histeq::full_range(8)));
+    gst_buffer_unref(out);
+    gst_buffer_unref(input);
+  }
+  gst_harness_teardown(h);
+}
+
+TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 64);  // 30 fps
+  GstHarness *h = gst_harness_new("cudahisteq");
+  g_object_set(h->element, "depth", 3u, nullptr);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(7);
+  ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  GstQuery *query = gst_query_new_latency();
+  ASSERT_TRUE(gst_pad_peer_query(h->sinkpad, query));
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency(query, &live, &min, &max);
+  EXPECT_EQ(min, gst_util_uint64_scale_int(2 * GST_SECOND, 1, 30));
+  gst_query_unref(query);
+  gst_harness_teardown(h);
+}
+
+int main(int argc, char **argv) {
+  gst_init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
