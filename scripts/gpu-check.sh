@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU machine over a copy of the tree with ./build (built here) carried along:
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
-#   scripts/gpu-check.sh [tests|sanitize|bench]...   (default: all three)
+#   scripts/gpu-check.sh [tests|sanitize|element|bench]...   (default: all four)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize bench)
+((${#steps[@]})) || steps=(tests sanitize element bench)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -32,6 +32,21 @@ for step in "${steps[@]}"; do
         echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-$tool.txt" | tr '\n' ' ')"
         ((rc == 0)) || status=1
       done
+      ;;
+    element)
+      # The elements through GstHarness and a real pipeline, against the bundled GStreamer.
+      for t in histeq-element cudahisteq-element; do
+        ./build/tests/element/test-$t --gtest_brief=1 2>&1 | tee "$out/$t.txt" | tail -4
+        ((PIPESTATUS[0] == 0)) || status=1
+      done
+      compute-sanitizer --tool memcheck --error-exitcode 3 ./build/tests/element/test-cudahisteq-element \
+        --gtest_brief=1 --gtest_filter='*NV12_385x289*:CudaHistEqElement.*' >"$out/sanitize-element.txt" 2>&1
+      rc=$?
+      echo "compute-sanitizer memcheck (cudahisteq element): exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-element.txt" | tr '\n' ' ')"
+      ((rc == 0)) || status=1
+      gst-launch-1.0 -q videotestsrc is-live=true num-buffers=60 ! video/x-raw,format=NV12,width=1280,height=720,framerate=60/1 \
+        ! cudahisteq depth=3 ! fakesink sync=true >"$out/live.txt" 2>&1
+      echo "live pipeline through cudahisteq depth=3: exit $?"
       ;;
     bench)
       if [[ -x build/bench/histeq-bench ]]; then
