@@ -52,8 +52,10 @@ struct CudaHistEqState {
 
 struct _GstCudaHistEq {
   GstVideoFilter parent;
-  // Guarded by the object lock.
+  // Guarded by the object lock. The ring is built from `settings` at start; `active_depth` is
+  // its depth while started (0 when stopped), read by latency queries from other threads.
   Settings settings;
+  guint active_depth;
   CudaHistEqState *state;
 };
 
@@ -121,6 +123,9 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
         ("StreamRing::init(depth %u): %s", state.settings.depth, cudaGetErrorName(status)));
     return FALSE;
   }
+  GST_OBJECT_LOCK(self);
+  self->active_depth = state.settings.depth;
+  GST_OBJECT_UNLOCK(self);
   GST_INFO_OBJECT(self, "CUDA device %d, %u frames in flight", state.device, state.settings.depth);
   return TRUE;
 }
@@ -129,6 +134,9 @@ static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   gst_cuda_hist_eq_drop_pending(self);
   self->state->ring.reset();
+  GST_OBJECT_LOCK(self);
+  self->active_depth = 0;
+  GST_OBJECT_UNLOCK(self);
   return TRUE;
 }
 
@@ -254,7 +262,7 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
     gst_query_parse_latency(query, &live, &min, &max);
     const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
     GST_OBJECT_LOCK(self);
-    const guint held = self->settings.depth - 1;
+    const guint held = (self->active_depth ? self->active_depth : self->settings.depth) - 1;
     GST_OBJECT_UNLOCK(self);
     GstClockTime added = 0;
     if (GST_VIDEO_INFO_FPS_N(info) > 0)
@@ -294,7 +302,11 @@ static void gst_cuda_hist_eq_set_property(GObject *object, guint prop_id, const 
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
+  const bool running = self->active_depth != 0;
   GST_OBJECT_UNLOCK(self);
+  if (running)
+    GST_WARNING_OBJECT(self, "%s changed while running: takes effect when the element next starts",
+                       pspec->name);
 }
 
 static void gst_cuda_hist_eq_get_property(GObject *object, guint prop_id, GValue *value,

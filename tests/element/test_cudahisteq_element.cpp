@@ -50,11 +50,16 @@ std::string start_error(const char *description) {
   return text;
 }
 
+// A harness around `element` with its properties set before it starts (gst_harness_new
+// starts the element at once, and depth only takes effect on start).
+GstHarness *harness(const std::string &element) {
+  return gst_harness_new_parse(element.c_str());
+}
+
 // Runs `frames` through a fresh harness of `element` and returns every output, in order.
-std::vector<GstBuffer *> run_frames(const char *element, const GstVideoInfo &info,
-                                    const std::vector<GstBuffer *> &frames, guint depth = 0) {
-  GstHarness *h = gst_harness_new(element);
-  if (depth) g_object_set(h->element, "depth", depth, nullptr);
+std::vector<GstBuffer *> run_frames(const std::string &element, const GstVideoInfo &info,
+                                    const std::vector<GstBuffer *> &frames) {
+  GstHarness *h = harness(element);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   for (GstBuffer *frame : frames) gst_harness_push(h, gst_buffer_copy_deep(frame));
   gst_harness_push_event(h, gst_event_new_eos());
@@ -132,7 +137,7 @@ TEST_P(CudaMatchesHistEq, EveryFrameComesOutInOrderWithHistEqsBytes) {
     GST_BUFFER_PTS(frames.back()) = i * GST_SECOND / 30;
   }
   auto expected = run_frames("histeq", info, frames);
-  auto actual = run_frames("cudahisteq", info, frames, depth);
+  auto actual = run_frames("cudahisteq depth=" + std::to_string(depth), info, frames);
   ASSERT_EQ(actual.size(), frames.size());
   ASSERT_EQ(expected.size(), frames.size());
   for (std::size_t i = 0; i < frames.size(); ++i) {
@@ -163,8 +168,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(CudaHistEqElement, FramesInFlightAreHeldThenDrainedByEos) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
-  GstHarness *h = gst_harness_new("cudahisteq");
-  g_object_set(h->element, "depth", 4u, nullptr);
+  GstHarness *h = harness("cudahisteq depth=4");
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(4);
   for (int i = 0; i < 3; ++i) {
@@ -186,8 +190,7 @@ TEST(CudaHistEqElement, FramesInFlightAreHeldThenDrainedByEos) {
 TEST(CudaHistEqElement, FlushDropsFramesInFlight) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
-  GstHarness *h = gst_harness_new("cudahisteq");
-  g_object_set(h->element, "depth", 4u, nullptr);
+  GstHarness *h = harness("cudahisteq depth=4");
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(5);
   for (int i = 0; i < 2; ++i) ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
@@ -204,8 +207,7 @@ TEST(CudaHistEqElement, FlushDropsFramesInFlight) {
 
 TEST(CudaHistEqElement, CapsChangeDrainsAndUsesTheNewSize) {
   SKIP_WITHOUT_CUDA_DEVICE();
-  GstHarness *h = gst_harness_new("cudahisteq");
-  g_object_set(h->element, "depth", 3u, nullptr);
+  GstHarness *h = harness("cudahisteq depth=3");
   std::mt19937 rng(6);
   std::vector<std::pair<GstVideoInfo, GstBuffer *>> pushed;
   for (const GstVideoInfo &info :
@@ -238,8 +240,7 @@ TEST(CudaHistEqElement, CapsChangeDrainsAndUsesTheNewSize) {
 TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 64);  // 30 fps
-  GstHarness *h = gst_harness_new("cudahisteq");
-  g_object_set(h->element, "depth", 3u, nullptr);
+  GstHarness *h = harness("cudahisteq depth=3");
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(7);
   ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
