@@ -33,12 +33,9 @@ struct DeviceContender {
 
 struct EndToEndContender {
   std::string name;
-  // Returns when frames first .. first + count - 1 are back in host memory (the contender
-  // rotates its own host buffers by frame number). A pipelined contender may keep later frames
-  // in flight across calls, so that consecutive calls measure its steady state rather than
-  // its filling and draining; finish() then drains it.
+  // Processes frames first .. first + count - 1 (the contender rotates its own host buffers by
+  // frame number) and returns when all of them are back in host memory.
   std::function<void(long first, int count)> run;
-  std::function<void()> finish;
   // Optional, untimed, before each run(): refills inputs that an in-place contender changed.
   std::function<void(long first, int count)> prepare;
   // The output of frame `frame` (valid after run() covered it) and its row pitch.

@@ -19,10 +19,10 @@ const char *host_kind_name(HostKind kind) {
   return "?";
 }
 
-HostFrames::HostFrames(const HostFrame &frame, HostKind kind, int count)
+HostFrames::HostFrames(const HostFrame &frame, HostKind kind, int count, bool with_outputs)
     : kind_(kind), size_(frame.size), pitch_(frame.pitch) {
   const std::size_t bytes = frame.bytes.size();
-  for (int i = 0; i < 2 * count; ++i) {
+  for (int i = 0; i < (with_outputs ? 2 : 1) * count; ++i) {
     std::uint8_t *p = nullptr;
     switch (kind) {
       case HostKind::kPageable:

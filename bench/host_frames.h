@@ -19,11 +19,13 @@ const char *host_kind_name(HostKind kind);
 
 class HostFrames {
  public:
-  HostFrames(const HostFrame &frame, HostKind kind, int count);
+  // `count` inputs holding the frame and, `with_outputs`, `count` poisoned outputs (in-place
+  // contenders need none).
+  HostFrames(const HostFrame &frame, HostKind kind, int count, bool with_outputs = true);
   HostKind kind() const { return kind_; }
   int count() const { return int(in_.size()); }
   std::uint8_t *in(long i) const { return in_[std::size_t(i % count())]; }
-  std::uint8_t *out(long i) const { return out_[std::size_t(i % count())]; }
+  std::uint8_t *out(long i) const { return out_[std::size_t(i % long(out_.size()))]; }
   std::ptrdiff_t pitch() const { return pitch_; }
   FrameSize size() const { return size_; }
   // Device pointers of mapped memory (cudaHostGetDevicePointer); the host pointer otherwise.

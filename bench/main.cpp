@@ -137,6 +137,13 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
     for (auto &c : seed_end_to_end_contenders(frame)) e2e.push_back(std::move(c));
     for (const EndToEndContender &c : e2e)
       measure_end_to_end(c, test, e2e_reps, floor.both_us, results);
+    // Torn down here, so that an error in a destructor is seen and named here.
+    e2e.clear();
+    const cudaError_t pending = cudaGetLastError();
+    if (pending != cudaSuccess) {
+      results->note(size.label() + ": tearing down the end-to-end contenders left " +
+                    cudaGetErrorName(pending) + " pending (cleared)");
+    }
   }
 }
 

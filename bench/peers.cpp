@@ -31,6 +31,9 @@ std::vector<DeviceContender> peer_device_contenders(FrameSize size, std::ptrdiff
     c.enqueue = [npp](const std::uint8_t *src, std::uint8_t *dst, cudaStream_t s) {
       npp->run_device_lut(src, dst, s);
     };
+    // Kept out of graph capture: in the one H100 run that captured NPP calls, later calls of
+    // other contenders failed with a pending cudaErrorInvalidValue (cause not isolated).
+    c.launched_only = true;
     list.push_back(c);
   }
   if (pitch == size.width) {

@@ -97,18 +97,28 @@ void measure_end_to_end_or_throw(const EndToEndContender &contender, const TestC
   const std::string check =
       check_output(contender.output(last), contender.output_pitch, test.frame, test.reference);
   Row row{Section::kEndToEnd, contender.name, test.content, test.frame.size};
-  // Frame numbers go on from the verification batch, so a pipelined contender stays full.
+  // Frame numbers go on from the verification batch.
   const long offset = repeats.frames_per_batch;
   std::function<void(long, int)> prepare;
   if (contender.prepare)
     prepare = [&](long first, int count) { contender.prepare(offset + first, count); };
-  row.us_per_frame = host_us_per_frame(
+  row.us_per_frame = steady_us_per_frame(
       repeats, prepare, [&](long first, int count) { contender.run(offset + first, count); });
-  if (contender.finish) contender.finish();
   row.ratio = floor_us > 0 && row.us_per_frame > 0 ? floor_us / row.us_per_frame : 0;
   row.check = verdict(check, contender.known_defect);
   log_row(row);
   results->add(row);
+}
+
+// A CUDA error left pending by something earlier would be reported by the next call that
+// checks cudaGetLastError, i.e. blamed on the wrong contender: it is cleared and noted.
+void clear_pending_error(const std::string &before, Results *results) {
+  const cudaError_t pending = cudaGetLastError();
+  if (pending == cudaSuccess) return;
+  results->note(std::string("a CUDA error was pending before ") + before + ": " +
+                cudaGetErrorName(pending) + " (cleared; not counted against it)");
+  std::fprintf(stderr, "!! pending CUDA error before %s: %s (cleared)\n", before.c_str(),
+               cudaGetErrorName(pending));
 }
 
 // A contender that fails (an NPP status, an engine error) gets an ERROR row and the run goes
@@ -130,6 +140,7 @@ void record_failure(Section section, const std::string &name, const TestCase &te
 void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
                     const TestCase &test, const Repeats &repeats, CopyTimes copy,
                     cudaStream_t harness_stream, Results *results) {
+  clear_pending_error(contender.name, results);
   try {
     measure_device_or_throw(contender, planes, test, repeats, copy, harness_stream, results);
   } catch (const Failure &failure) {
@@ -139,6 +150,7 @@ void measure_device(const DeviceContender &contender, const DevicePlanes &planes
 
 void measure_end_to_end(const EndToEndContender &contender, const TestCase &test,
                         const Repeats &repeats, double floor_us, Results *results) {
+  clear_pending_error(contender.name, results);
   try {
     measure_end_to_end_or_throw(contender, test, repeats, floor_us, results);
   } catch (const Failure &failure) {

@@ -114,6 +114,33 @@ double us_per_frame(Launch launch, cudaStream_t stream, const Repeats &r, Enqueu
                                   : device_us_per_frame(stream, r, enqueue);
 }
 
+// Steady-state host wall time per frame in microseconds: batches of n and of 2n frames
+// alternate (n = frames_per_batch), and the result is (median long - median short) / n, so a
+// pipeline's filling and draining, paid once per batch, cancel out. run(i, k) processes frames
+// i..i+k-1 and returns when they are complete; prepare(i, k), when set, runs first, untimed.
+template <typename Prepare, typename Run>
+double steady_us_per_frame(const Repeats &r, const Prepare &prepare, Run &&run) {
+  std::vector<double> short_us, long_us;
+  long frame = 0;
+  int batches = r.batches;
+  for (int b = 0; b < r.warmup_batches + batches; ++b) {
+    for (int k = 1; k <= 2; ++k) {
+      const int n = k * r.frames_per_batch;
+      if (prepare) prepare(frame, n);
+      const auto t0 = std::chrono::steady_clock::now();
+      run(frame, n);
+      const auto t1 = std::chrono::steady_clock::now();
+      frame += n;
+      const double us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+      if (b == 0 && k == 2) batches = batches_within_budget(r, 1.5 * us / 1000.0);
+      if (b >= r.warmup_batches) (k == 1 ? short_us : long_us).push_back(us);
+    }
+  }
+  const double steady = (median(long_us) - median(short_us)) / r.frames_per_batch;
+  // Noise can make the difference meaningless; then the long batches' average is the estimate.
+  return steady > 0 ? steady : median(long_us) / (2.0 * r.frames_per_batch);
+}
+
 // Host wall time per frame in microseconds: run(i, n) processes frames i..i+n-1 and returns
 // when they are complete; prepare(i, n), when set, runs first, untimed.
 template <typename Prepare, typename Run>
