@@ -95,7 +95,9 @@ EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kin
     std::uint64_t tag = 0;
     for (long i = first; i < first + count; ++i) {
       if (ring->full()) check_engine(ring->wait(&tag), "StreamRing::wait");
-      check_engine(ring->submit(ring_frame(*host, i)), "StreamRing::submit");
+      check_engine(ring->submit(ring_frame(*host, i)),
+                   "StreamRing::submit of frame " + std::to_string(i) + " (" +
+                       std::to_string(ring->in_flight()) + " in flight)");
     }
     while (ring->in_flight() > 0) check_engine(ring->wait(&tag), "StreamRing::wait");
   };

@@ -15,7 +15,9 @@ trap 'rm -rf "$work"' EXIT
 # Rows of natural content whose variant matches: "pixels<TAB>WxH<TAB>section | variant<TAB>fps".
 awk -F',' -v pattern="$pattern" '
   function unquote(s) { gsub(/^"|"$/, "", s); return s }
-  NR > 1 && $1 != "device-launched" && $3 == "natural" && $7 > 0 && unquote($2) ~ pattern {
+  # Device rows are GPU time (graph replay); NPP is only launched, so its launched rows are drawn.
+  NR > 1 && ($1 != "device-launched" || unquote($2) ~ /^NPP/) && $3 == "natural" && $7 > 0 &&
+      unquote($2) ~ pattern {
     printf "%d\t%sx%s\t%s | %s\t%s\n", $4 * $5, $4, $5, $1, unquote($2), $7
   }' "$csv" | sort -t$'\t' -k1,1n >"$work/rows"
 # Resolutions in pixel order give the x positions; one data file per series, in first-seen order.
@@ -30,14 +32,14 @@ awk -F'\t' -v dir="$work" '
 ls "$work"/*.dat >/dev/null 2>&1 || { echo "plot.sh: no natural-content rows match '$pattern'" >&2; exit 1; }
 
 {
-  echo "set terminal pngcairo size 1600,900 font ',11'"
+  echo "set terminal pngcairo noenhanced size 1400,1000 font ',11'"
   echo "set output '$png'"
-  echo "set title 'histeq: frames per second against resolution (natural content; solid device-resident, dashed end to end from host memory, dotted CPU)'"
+  echo "set title 'histeq: frames per second against resolution (natural content, log scale)'"
   echo "set logscale y"
   echo "set grid ytics mytics xtics"
   echo "set ylabel 'frames per second'"
-  echo "set xlabel 'resolution (luma plane)'"
-  echo "set key outside right top"
+  echo "set xlabel 'luma plane    (solid: device-resident GPU time; dashed: end to end from host memory; dotted: CPU)'"
+  echo "set key outside below maxcols 2"
   printf "set xtics ("
   awk -F'\t' '{ printf "%s\"%s\" %s", (NR > 1 ? ", " : ""), $2, $1 }' "$work/xtics"
   echo ")"
