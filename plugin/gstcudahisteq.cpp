@@ -12,6 +12,7 @@
 
 #include "cuda_enums.h"
 #include "luma_frame.h"
+#include "pinned_allocator.h"
 #include "stream_ring.h"
 
 GST_DEBUG_CATEGORY_STATIC(gst_cuda_hist_eq_debug);
@@ -46,6 +47,7 @@ struct CudaHistEqState {
   std::unique_ptr<histeq::cuda::StreamRing> ring;
   std::deque<PendingFrame> pending;
   histeq::OutputRange range = histeq::full_range(8);
+  GstAllocator *pinned = nullptr;  // offered upstream while started
 };
 
 }  // namespace
@@ -123,6 +125,7 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
         ("StreamRing::init(depth %u): %s", state.settings.depth, cudaGetErrorName(status)));
     return FALSE;
   }
+  state.pinned = GST_ALLOCATOR(gst_object_ref_sink(gst_hist_eq_pinned_allocator_new()));
   GST_OBJECT_LOCK(self);
   self->active_depth = state.settings.depth;
   GST_OBJECT_UNLOCK(self);
@@ -134,6 +137,7 @@ static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   gst_cuda_hist_eq_drop_pending(self);
   self->state->ring.reset();
+  gst_clear_object(&self->state->pinned);
   GST_OBJECT_LOCK(self);
   self->active_depth = 0;
   GST_OBJECT_UNLOCK(self);
@@ -276,6 +280,41 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
   return TRUE;
 }
 
+// Offers upstream a pool of page-locked buffers (with GstVideoMeta), enough for the frames in
+// flight plus the ones being filled, so frames are DMA'd without a staging copy.
+static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
+                                                    GstQuery *query) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)
+           ->propose_allocation(trans, decide_query, query))
+    return FALSE;
+  GstCaps *caps = nullptr;
+  gboolean need_pool = FALSE;
+  gst_query_parse_allocation(query, &caps, &need_pool);
+  GstVideoInfo info;
+  if (!caps || !gst_video_info_from_caps(&info, caps) || !self->state->pinned) return TRUE;
+
+  GstAllocationParams params;
+  gst_allocation_params_init(&params);
+  gst_query_add_allocation_param(query, self->state->pinned, &params);
+  if (need_pool) {
+    const guint buffers = self->state->settings.depth + 2;
+    GstBufferPool *pool = gst_video_buffer_pool_new();
+    GstStructure *config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
+    gst_buffer_pool_config_set_allocator(config, self->state->pinned, &params);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(pool, config)) {
+      GST_WARNING_OBJECT(self, "the pinned buffer pool refused its configuration");
+      gst_object_unref(pool);
+      return TRUE;
+    }
+    gst_query_add_allocation_pool(query, pool, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
+    gst_object_unref(pool);
+  }
+  return TRUE;
+}
+
 static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *, GstVideoInfo *in_info,
                                           GstCaps *, GstVideoInfo *) {
   GST_CUDA_HIST_EQ(filter)->state->range = histeq_output_range(in_info);
@@ -394,6 +433,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   trans_class->generate_output = gst_cuda_hist_eq_generate_output;
   trans_class->sink_event = gst_cuda_hist_eq_sink_event;
   trans_class->query = gst_cuda_hist_eq_query;
+  trans_class->propose_allocation = gst_cuda_hist_eq_propose_allocation;
   GST_VIDEO_FILTER_CLASS(klass)->set_info = gst_cuda_hist_eq_set_info;
 
   gst_type_mark_as_plugin_api(gst_cuda_hist_eq_histogram_method_get_type(), GstPluginAPIFlags(0));

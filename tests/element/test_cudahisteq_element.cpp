@@ -237,6 +237,49 @@ TEST(CudaHistEqElement, CapsChangeDrainsAndUsesTheNewSize) {
   gst_harness_teardown(h);
 }
 
+TEST(CudaHistEqElement, UpstreamGetsAPoolOfPinnedBuffersAndTheyAreEqualized) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 640, 360);
+  GstHarness *h = harness("cudahisteq depth=2");
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  gst_harness_set_src_caps(h, gst_caps_ref(caps));
+  GstQuery *query = gst_query_new_allocation(caps, TRUE);
+  ASSERT_TRUE(gst_pad_peer_query(h->srcpad, query));
+  ASSERT_GE(gst_query_get_n_allocation_pools(query), 1u);
+  GstBufferPool *pool = nullptr;
+  gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
+  ASSERT_NE(pool, nullptr);
+  ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
+  GstBuffer *pooled = nullptr;
+  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &pooled, nullptr), GST_FLOW_OK);
+  GstMemory *memory = gst_buffer_peek_memory(pooled, 0);
+  EXPECT_TRUE(gst_memory_is_type(memory, "HistEqCudaPinnedHost"));
+  GstMapInfo map;
+  ASSERT_TRUE(gst_buffer_map(pooled, &map, GST_MAP_WRITE));
+  cudaPointerAttributes attributes{};
+  ASSERT_EQ(cudaPointerGetAttributes(&attributes, map.data), cudaSuccess);
+  EXPECT_EQ(attributes.type, cudaMemoryTypeHost);
+  std::mt19937 rng(8);
+  GstBuffer *frame = natural_frame(info, rng);
+  gst_buffer_extract(frame, 0, map.data, std::min(map.size, gst_buffer_get_size(frame)));
+  gst_buffer_unmap(pooled, &map);
+
+  const auto before = visible_planes(info, pooled);
+  ASSERT_EQ(gst_harness_push(h, pooled), GST_FLOW_OK);
+  gst_harness_push_event(h, gst_event_new_eos());
+  GstBuffer *out = gst_harness_pull(h);
+  ASSERT_NE(out, nullptr);
+  const auto after = visible_planes(info, out);
+  EXPECT_EQ(after[0], core_equalized_luma(before[0], 640, 360, histeq::full_range(8)));
+  EXPECT_EQ(after[1], before[1]);
+  gst_buffer_unref(out);
+  gst_buffer_unref(frame);
+  gst_buffer_pool_set_active(pool, FALSE);
+  gst_object_unref(pool);
+  gst_query_unref(query);
+  gst_harness_teardown(h);
+}
+
 TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 64);  // 30 fps
