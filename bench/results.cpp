@@ -119,7 +119,12 @@ void Results::print_cross_product(std::ostream &out, const std::vector<FrameSize
       for (Content c : {Content::kNatural, Content::kUniform, Content::kConstant}) {
         const Row *r = find(Section::kDevice, v, c, s);
         if (!text.empty()) text += "/";
-        text += r ? format("%.2f", r->ratio) : "-";
+        if (!r)
+          text += "-";
+        else if (r->check.rfind("ERROR", 0) == 0)
+          text += "ERR";
+        else
+          text += format("%.2f", r->ratio);
         wrong =
             wrong || (r && (r->check.rfind("MISMATCH", 0) == 0 || r->check.rfind("ERROR", 0) == 0));
       }
