@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU machine over a copy of the tree with ./build (built here) carried along:
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
-#   scripts/gpu-check.sh [tests|sanitize|element|bench]...   (default: all four)
+#   scripts/gpu-check.sh [tests|sanitize|element|bench|pipeline]...   (default: all five)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize element bench)
+((${#steps[@]})) || steps=(tests sanitize element bench pipeline)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -55,6 +55,10 @@ for step in "${steps[@]}"; do
       else
         echo "bench: build/bench/histeq-bench not built"
       fi
+      ;;
+    pipeline)
+      ./build/bench/pipeline/histeq-pipeline-bench 2>&1 | tee "$out/pipeline-bench.txt"
+      ((PIPESTATUS[0] == 0)) || status=1
       ;;
   esac
 done
