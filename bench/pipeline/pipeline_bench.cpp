@@ -33,6 +33,9 @@ constexpr guint kPrepared = 12;
 GstBufferPool *make_pool(GstHarness *h, GstCaps *caps, const GstVideoInfo &info, Source source) {
   GstBufferPool *pool = nullptr;
   if (source == Source::kPinnedPool) {
+    // GstBaseTransform answers the allocation query only once it has negotiated, which it
+    // completes on the first buffer: push one ordinary frame first.
+    gst_harness_push(h, gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr));
     GstQuery *query = gst_query_new_allocation(caps, TRUE);
     if (gst_pad_peer_query(h->srcpad, query) && gst_query_get_n_allocation_pools(query) > 0)
       gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
