@@ -282,12 +282,12 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
 
 // Offers upstream a pool of page-locked buffers (with GstVideoMeta), enough for the frames in
 // flight plus the ones being filled, so frames are DMA'd without a staging copy.
-static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, GstQuery *decide_query,
+// Not chained up: the parent would forward the query downstream before negotiation, or put its
+// own system-memory pool first.
+static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, GstQuery *,
                                                     GstQuery *query) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
-  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)
-           ->propose_allocation(trans, decide_query, query))
-    return FALSE;
+  gst_query_add_allocation_meta(query, GST_VIDEO_META_API_TYPE, nullptr);
   GstCaps *caps = nullptr;
   gboolean need_pool = FALSE;
   gst_query_parse_allocation(query, &caps, &need_pool);
