@@ -5,6 +5,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
+#include "luma_words.cuh"
 
 namespace histeq::cuda {
 
@@ -18,19 +19,6 @@ constexpr int kWarps = kBlock / 32;
 constexpr int kCached = 4;
 
 using Count = unsigned long long;
-
-__device__ __forceinline__ void count_word(unsigned *bins, unsigned word) {
-  if (word == (word & 0xff) * 0x01010101u) {
-    atomicAdd(&bins[word & 0xff], 4u);
-    return;
-  }
-  for (int k = 0; k < 4; ++k) atomicAdd(&bins[(word >> (8 * k)) & 0xff], 1u);
-}
-
-__device__ __forceinline__ unsigned map_word(unsigned w, const unsigned *lut) {
-  return lut[w & 0xff] | lut[(w >> 8) & 0xff] << 8 | lut[(w >> 16) & 0xff] << 16 |
-         lut[w >> 24] << 24;
-}
 
 // Work item i: 16-byte chunk c of row y when c < chunks, else the row's tail bytes.
 struct Items {
@@ -76,10 +64,7 @@ __global__ void __launch_bounds__(kBlock)
     if (c < items.chunks) {
       const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
       if (keep) *keep = v;
-      count_word(mine, v.x);
-      count_word(mine, v.y);
-      count_word(mine, v.z);
-      count_word(mine, v.w);
+      count_chunk(mine, v);
     } else {
       for (int x = items.chunks * 16; x < plane.width; ++x) atomicAdd(&mine[row[x]], 1u);
     }
@@ -88,12 +73,8 @@ __global__ void __launch_bounds__(kBlock)
     int c;
     std::uint8_t *row = row_of(i, c);
     if (c < items.chunks) {
-      uint4 v = kept ? *kept : *reinterpret_cast<const uint4 *>(row + c * 16);
-      v.x = map_word(v.x, lut);
-      v.y = map_word(v.y, lut);
-      v.z = map_word(v.z, lut);
-      v.w = map_word(v.w, lut);
-      *reinterpret_cast<uint4 *>(row + c * 16) = v;
+      const uint4 v = kept ? *kept : *reinterpret_cast<const uint4 *>(row + c * 16);
+      *reinterpret_cast<uint4 *>(row + c * 16) = map_chunk(v, SharedLut{lut});
     } else {
       for (int x = items.chunks * 16; x < plane.width; ++x) row[x] = std::uint8_t(lut[row[x]]);
     }

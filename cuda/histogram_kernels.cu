@@ -8,6 +8,7 @@
 #include <cstdint>
 
 #include "cuda_check.h"
+#include "luma_words.cuh"
 
 namespace histeq::cuda {
 
@@ -120,16 +121,6 @@ __global__ void replicated(DevicePlane plane, unsigned long long *d_histogram) {
   }
 }
 
-// Counts the 4 bytes of `word`, adding equal neighbours together: a flat area costs one shared
-// atomic per 4 pixels instead of 4 serialized ones.
-__device__ __forceinline__ void count_word(unsigned *bins, unsigned word) {
-  if (word == (word & 0xff) * 0x01010101u) {
-    atomicAdd(&bins[word & 0xff], 4u);
-    return;
-  }
-  for (int k = 0; k < 4; ++k) atomicAdd(&bins[(word >> (8 * k)) & 0xff], 1u);
-}
-
 // Work item = 16 bytes of one row (one uint4 load) when rows are 16-byte aligned; the row tail
 // and unaligned planes go byte by byte. The grid covers the SMs once; each warp has its own
 // shared histogram so that warps never contend with each other.
@@ -150,10 +141,7 @@ __global__ void vectorized(DevicePlane plane, unsigned long long *d_histogram) {
     const std::uint8_t *row = plane.data + (std::size_t)y * plane.pitch;
     if (c < chunks) {
       const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
-      count_word(mine, v.x);
-      count_word(mine, v.y);
-      count_word(mine, v.z);
-      count_word(mine, v.w);
+      count_chunk(mine, v);
     } else {
       for (int x = chunks * 16; x < plane.width; ++x) atomicAdd(&mine[row[x]], 1u);
     }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "luma_words.cuh"
 
 namespace histeq::cuda {
 
@@ -14,12 +15,6 @@ constexpr int kBlock = 256;
 
 __constant__ std::uint8_t c_luts[kConstantLutSlots][kLevels];
 
-// One 32-bit word per entry: a byte table would put four entries in one bank word and make
-// neighbouring lanes' lookups contend.
-struct SharedLut {
-  const unsigned *table;
-  __device__ unsigned operator()(unsigned v) const { return table[v]; }
-};
 struct ConstantLut {
   int slot;
   __device__ unsigned operator()(unsigned v) const { return c_luts[slot][v]; }
@@ -30,12 +25,6 @@ struct TextureLut {
     return tex1Dfetch<unsigned char>(texture, int(v));
   }
 };
-
-template <typename Lut>
-__device__ __forceinline__ unsigned map_word(unsigned w, const Lut &lut) {
-  return lut(w & 0xff) | lut((w >> 8) & 0xff) << 8 | lut((w >> 16) & 0xff) << 16 |
-         lut(w >> 24) << 24;
-}
 
 // Work item = 16 bytes of one row with one uint4 load and store when rows are 16-byte aligned;
 // the row tail and unaligned planes go byte by byte.
@@ -51,12 +40,8 @@ __device__ void map_plane(const DevicePlane &plane, const Lut &lut) {
     const int c = int(i - (long long)y * per_row);
     std::uint8_t *row = plane.data + (std::size_t)y * plane.pitch;
     if (c < chunks) {
-      uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
-      v.x = map_word(v.x, lut);
-      v.y = map_word(v.y, lut);
-      v.z = map_word(v.z, lut);
-      v.w = map_word(v.w, lut);
-      *reinterpret_cast<uint4 *>(row + c * 16) = v;
+      const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
+      *reinterpret_cast<uint4 *>(row + c * 16) = map_chunk(v, lut);
     } else {
       for (int x = chunks * 16; x < plane.width; ++x) row[x] = std::uint8_t(lut(row[x]));
     }

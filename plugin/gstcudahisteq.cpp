@@ -413,12 +413,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
                         gst_cuda_hist_eq_scan_method_get_type(),
                         int(histeq::cuda::ScanMethod::kAuto), flags));
 
-  GstCaps *caps = gst_caps_from_string(GST_VIDEO_CAPS_MAKE(HISTEQ_LUMA_FORMATS));
-  gst_element_class_add_pad_template(
-      element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
-  gst_element_class_add_pad_template(
-      element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
-  gst_caps_unref(caps);
+  histeq_add_luma_pad_templates(element_class);
   gst_element_class_set_static_metadata(
       element_class, "CUDA histogram equalization", "Filter/Effect/Video/Hardware",
       "Stretches the contrast of each frame by equalizing its luma histogram on an NVIDIA GPU, "

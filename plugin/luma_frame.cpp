@@ -1,6 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "luma_frame.h"
 
+void histeq_add_luma_pad_templates(GstElementClass *element_class) {
+  GstCaps *caps = gst_caps_from_string(GST_VIDEO_CAPS_MAKE(HISTEQ_LUMA_FORMATS));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
+  gst_element_class_add_pad_template(
+      element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
+  gst_caps_unref(caps);
+}
+
 histeq::OutputRange histeq_output_range(const GstVideoInfo *info) {
   return info->colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
                                                                  : histeq::full_range(8);
