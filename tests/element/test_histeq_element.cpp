@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <tuple>
@@ -19,21 +20,45 @@ struct Harness {
   }
 };
 
-// Pushes `input` (keeping the caller's reference) and checks the output against the core.
+histeq::OutputRange range_of(const GstVideoInfo &info) {
+  return info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
+                                                                : histeq::full_range(8);
+}
+
+// Pushes `input` (taking the reference the caller passes) and checks the output against the
+// core: luma equalized, chroma and every padding byte as they were.
 void expect_equalized(Harness &harness, const GstVideoInfo &info, GstBuffer *input) {
-  const auto before = visible_planes(info, input);
-  GstBuffer *output = gst_harness_push_and_pull(harness.h, gst_buffer_ref(input));
+  const auto planes_in = visible_planes(info, input);
+  const auto padding_in = padding_bytes(info, input);
+  GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
   ASSERT_NE(output, nullptr);
-  const auto after = visible_planes(info, output);
-  ASSERT_EQ(after.size(), before.size());
-  const histeq::OutputRange range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235
-                                        ? histeq::limited_range(8)
-                                        : histeq::full_range(8);
-  EXPECT_EQ(after[0], core_equalized_luma(before[0], GST_VIDEO_INFO_WIDTH(&info),
-                                          GST_VIDEO_INFO_HEIGHT(&info), range));
-  for (std::size_t p = 1; p < before.size(); ++p) EXPECT_EQ(after[p], before[p]) << "plane " << p;
+  const auto planes_out = visible_planes(info, output);
+  ASSERT_EQ(planes_out.size(), planes_in.size());
+  EXPECT_EQ(planes_out[0], core_equalized_luma(planes_in[0], GST_VIDEO_INFO_WIDTH(&info),
+                                               GST_VIDEO_INFO_HEIGHT(&info), range_of(info)));
+  for (std::size_t p = 1; p < planes_in.size(); ++p)
+    EXPECT_EQ(planes_out[p], planes_in[p]) << "plane " << p;
+  EXPECT_EQ(padding_bytes(info, output), padding_in) << "padding";
   gst_buffer_unref(output);
 }
+
+// The ERROR message the element posted on `bus`, popped; `error` stays null when there is none.
+struct PostedError {
+  GError *error = nullptr;
+  gchar *debug = nullptr;
+  explicit PostedError(GstBus *bus) {
+    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+      gst_message_parse_error(message, &error, &debug);
+      gst_message_unref(message);
+    }
+  }
+  ~PostedError() {
+    g_clear_error(&error);
+    g_free(debug);
+  }
+  std::string text() const { return error ? error->message : ""; }
+  std::string debug_text() const { return debug ? debug : ""; }
+};
 
 }  // namespace
 
@@ -46,11 +71,7 @@ TEST_P(EveryFormatAndSize, LumaMatchesCoreAndChromaIsUntouched) {
   Harness harness("histeq");
   harness.set_caps(info);
   std::mt19937 rng(size.first * 131 + format);
-  for (int i = 0; i < 2; ++i) {
-    GstBuffer *input = natural_frame(info, rng);
-    expect_equalized(harness, info, input);
-    gst_buffer_unref(input);
-  }
+  for (int i = 0; i < 2; ++i) expect_equalized(harness, info, natural_frame(info, rng));
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -68,20 +89,23 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(HistEqElement, LimitedRangeCapsKeepLumaInsideSixteenToTwoThirtyFive) {
-  for (auto range : {GST_VIDEO_COLOR_RANGE_16_235, GST_VIDEO_COLOR_RANGE_0_255}) {
-    const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 64, 48, range);
+  for (auto [caps_range, core_range] :
+       {std::make_pair(GST_VIDEO_COLOR_RANGE_16_235, histeq::limited_range(8)),
+        std::make_pair(GST_VIDEO_COLOR_RANGE_0_255, histeq::full_range(8))}) {
+    const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 64, 48, caps_range);
     Harness harness("histeq");
     harness.set_caps(info);
     std::mt19937 rng(7);
     GstBuffer *input = natural_frame(info, rng);
-    expect_equalized(harness, info, input);
-    GstBuffer *output = gst_harness_push_and_pull(harness.h, gst_buffer_ref(input));
-    const auto luma = visible_planes(info, output)[0];
-    const auto [lo, hi] = std::minmax_element(luma.begin(), luma.end());
-    EXPECT_EQ(*lo, range == GST_VIDEO_COLOR_RANGE_16_235 ? 16 : 0);
-    EXPECT_EQ(*hi, range == GST_VIDEO_COLOR_RANGE_16_235 ? 235 : 255);
+    const auto luma_in = visible_planes(info, input)[0];
+    GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
+    ASSERT_NE(output, nullptr);
+    const auto luma_out = visible_planes(info, output)[0];
+    EXPECT_EQ(luma_out, core_equalized_luma(luma_in, 64, 48, core_range));
+    const auto [lo, hi] = std::minmax_element(luma_out.begin(), luma_out.end());
+    EXPECT_EQ(*lo, core_range.lo);
+    EXPECT_EQ(*hi, core_range.hi);
     gst_buffer_unref(output);
-    gst_buffer_unref(input);
   }
 }
 
@@ -126,6 +150,17 @@ TEST(HistEqElement, CustomStridesFromVideoMetaAreHonouredAndPaddingIsKept) {
   gst_buffer_unref(output);
 }
 
+TEST(HistEqElement, WritableBufferIsEqualizedInPlace) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  Harness harness("histeq");
+  harness.set_caps(info);
+  std::mt19937 rng(13);
+  GstBuffer *input = natural_frame(info, rng);
+  GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
+  EXPECT_EQ(output, input);
+  gst_buffer_unref(output);
+}
+
 TEST(HistEqElement, NonWritableInputIsLeftAsItWas) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
   Harness harness("histeq");
@@ -133,8 +168,8 @@ TEST(HistEqElement, NonWritableInputIsLeftAsItWas) {
   std::mt19937 rng(11);
   GstBuffer *input = natural_frame(info, rng);
   const auto before = visible_planes(info, input);
-  // The harness holds a second reference while the element runs, so the buffer is not writable.
-  expect_equalized(harness, info, input);
+  // Keeping a reference of our own makes the pushed buffer non-writable.
+  expect_equalized(harness, info, gst_buffer_ref(input));
   EXPECT_EQ(visible_planes(info, input), before);
   gst_buffer_unref(input);
 }
@@ -146,9 +181,7 @@ TEST(HistEqElement, CapsChangeMidStreamUsesTheNewSizeAndFormat) {
        {video_info(GST_VIDEO_FORMAT_I420, 64, 48), video_info(GST_VIDEO_FORMAT_NV12, 129, 67),
         video_info(GST_VIDEO_FORMAT_GRAY8, 33, 17)}) {
     harness.set_caps(info);
-    GstBuffer *input = natural_frame(info, rng);
-    expect_equalized(harness, info, input);
-    gst_buffer_unref(input);
+    expect_equalized(harness, info, natural_frame(info, rng));
   }
 }
 
@@ -189,66 +222,116 @@ TEST(HistEqElement, GapBufferPassesUntouched) {
   EXPECT_TRUE(GST_BUFFER_FLAG_IS_SET(output, GST_BUFFER_FLAG_GAP));
   EXPECT_EQ(visible_planes(info, output), before);
   gst_buffer_unref(output);
+
+  // Gaps often come as empty buffers; they are not frames and so not an error.
+  GstBuffer *empty_gap = gst_buffer_new();
+  GST_BUFFER_FLAG_SET(empty_gap, GST_BUFFER_FLAG_GAP);
+  EXPECT_EQ(gst_harness_push(harness.h, empty_gap), GST_FLOW_OK);
 }
 
-TEST(HistEqElement, TooSmallBufferIsAnErrorWithAClearMessage) {
-  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 640, 480);
-  Harness harness("histeq");
-  GstBus *bus = gst_bus_new();
-  gst_element_set_bus(harness.h->element, bus);
+class BadBuffer : public ::testing::Test {
+ protected:
+  BadBuffer() : harness("histeq"), bus(gst_bus_new()) {
+    gst_element_set_bus(harness.h->element, bus);
+  }
+  ~BadBuffer() override {
+    gst_element_set_bus(harness.h->element, nullptr);
+    gst_object_unref(bus);
+  }
+  Harness harness;
+  GstBus *bus;
+};
+
+TEST_F(BadBuffer, TooSmallForItsCapsIsAnErrorThatSaysSo) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 1920, 1080);
   harness.set_caps(info);
   GstBuffer *input = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info) / 2, nullptr);
   EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
-  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-  ASSERT_NE(message, nullptr);
-  GError *error = nullptr;
-  gst_message_parse_error(message, &error, nullptr);
-  EXPECT_TRUE(g_error_matches(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
-  EXPECT_NE(std::string(error->message).find("smaller than its caps say"), std::string::npos)
-      << error->message;
-  EXPECT_NE(std::string(error->message).find("640x480 I420"), std::string::npos) << error->message;
-  g_error_free(error);
-  gst_message_unref(message);
-  gst_element_set_bus(harness.h->element, nullptr);
-  gst_object_unref(bus);
+  const PostedError posted(bus);
+  ASSERT_NE(posted.error, nullptr);
+  EXPECT_TRUE(g_error_matches(posted.error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
+  EXPECT_NE(posted.text().find("smaller than its caps say"), std::string::npos) << posted.text();
+  EXPECT_NE(posted.text().find(std::to_string(GST_VIDEO_INFO_SIZE(&info) / 2) + " bytes"),
+            std::string::npos)
+      << posted.text();
+  EXPECT_NE(posted.text().find("1920x1080 NV12"), std::string::npos) << posted.text();
+  EXPECT_NE(posted.debug_text().find("gst_video_frame_map"), std::string::npos)
+      << posted.debug_text();
+}
+
+TEST_F(BadBuffer, VideoMetaReachingPastTheMemoryIsAnError) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 64, 48);
+  harness.set_caps(info);
+  GstBuffer *input = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  // Planes laid out twice as far apart as the memory allows.
+  gsize offsets[3] = {0, 2 * GST_VIDEO_INFO_PLANE_OFFSET(&info, 1),
+                      2 * GST_VIDEO_INFO_PLANE_OFFSET(&info, 2)};
+  gint strides[3] = {GST_VIDEO_INFO_PLANE_STRIDE(&info, 0), GST_VIDEO_INFO_PLANE_STRIDE(&info, 1),
+                     GST_VIDEO_INFO_PLANE_STRIDE(&info, 2)};
+  gst_buffer_add_video_meta_full(input, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_I420, 64, 48, 3,
+                                 offsets, strides);
+  EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
+  const PostedError posted(bus);
+  ASSERT_NE(posted.error, nullptr);
+  EXPECT_TRUE(g_error_matches(posted.error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
+  EXPECT_NE(posted.text().find("does not match its caps (64x48 I420"), std::string::npos)
+      << posted.text();
 }
 
 TEST(HistEqElement, UnsupportedCapsAreRefused) {
-  for (const char *caps : {"video/x-raw,format=RGB,width=16,height=16,framerate=30/1",
-                           "video/x-raw,format=GRAY16_LE,width=16,height=16,framerate=30/1"}) {
-    Harness harness("histeq");
-    gst_harness_set_src_caps_str(harness.h, caps);
-    EXPECT_EQ(gst_harness_push(harness.h, gst_buffer_new_allocate(nullptr, 16 * 16 * 3, nullptr)),
+  Harness harness("histeq");
+  // A supported format is accepted, so a refusal below is about the format alone.
+  GstCaps *supported =
+      gst_caps_from_string("video/x-raw,format=NV12,width=16,height=16,framerate=30/1");
+  EXPECT_TRUE(gst_pad_peer_query_accept_caps(harness.h->srcpad, supported));
+  gst_caps_unref(supported);
+  for (const char *caps_string :
+       {"video/x-raw,format=RGB,width=16,height=16,framerate=30/1",
+        "video/x-raw,format=GRAY16_LE,width=16,height=16,framerate=30/1"}) {
+    GstCaps *caps = gst_caps_from_string(caps_string);
+    EXPECT_FALSE(gst_pad_peer_query_accept_caps(harness.h->srcpad, caps)) << caps_string;
+    gst_caps_unref(caps);
+    Harness pushing("histeq");
+    gst_harness_set_src_caps_str(pushing.h, caps_string);
+    EXPECT_EQ(gst_harness_push(pushing.h, gst_buffer_new_allocate(nullptr, 16 * 16 * 3, nullptr)),
               GST_FLOW_NOT_NEGOTIATED)
-        << caps;
+        << caps_string;
   }
 }
 
-TEST(HistEqElement, ThreadCountPropertyRoundTripsAndDoesNotChangeTheOutput) {
+TEST(HistEqElement, ThreadCountRoundTripsAndChangesWhilePlayingKeepTheOutput) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 1280, 720);
+  Harness harness("histeq");
+  harness.set_caps(info);
   std::mt19937 rng(9);
-  GstBuffer *input = natural_frame(info, rng);
   for (guint threads : {1u, 4u, 0u}) {
-    Harness harness("histeq");
     g_object_set(harness.h->element, "n-threads", threads, nullptr);
     guint read_back = 99;
     g_object_get(harness.h->element, "n-threads", &read_back, nullptr);
     EXPECT_EQ(read_back, threads);
-    harness.set_caps(info);
-    expect_equalized(harness, info, input);
+    expect_equalized(harness, info, natural_frame(info, rng));
   }
-  gst_buffer_unref(input);
 }
 
-TEST(HistEqElement, FactoryIsDocumented) {
+TEST(HistEqElement, FactoryAndPropertyAreDocumented) {
   GstElementFactory *factory = gst_element_factory_find("histeq");
   ASSERT_NE(factory, nullptr);
   EXPECT_STREQ(gst_element_factory_get_metadata(factory, GST_ELEMENT_METADATA_KLASS),
                "Filter/Effect/Video");
+  for (const char *key : {GST_ELEMENT_METADATA_LONGNAME, GST_ELEMENT_METADATA_DESCRIPTION,
+                          GST_ELEMENT_METADATA_AUTHOR})
+    EXPECT_GT(std::strlen(gst_element_factory_get_metadata(factory, key)), 0u) << key;
+
   GstElement *element = gst_element_factory_create(factory, nullptr);
+  ASSERT_NE(element, nullptr);
   GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), "n-threads");
   ASSERT_NE(spec, nullptr);
-  EXPECT_NE(g_param_spec_get_blurb(spec), nullptr);
+  ASSERT_EQ(G_PARAM_SPEC_VALUE_TYPE(spec), G_TYPE_UINT);
+  const GParamSpecUInt *uint_spec = G_PARAM_SPEC_UINT(spec);
+  EXPECT_EQ(uint_spec->minimum, 0u);
+  EXPECT_GT(uint_spec->maximum, 1u);
+  EXPECT_EQ(uint_spec->default_value, 0u);
+  EXPECT_NE(std::string(g_param_spec_get_blurb(spec)).find("0 = one per core"), std::string::npos);
   gst_object_unref(element);
   gst_object_unref(factory);
 }

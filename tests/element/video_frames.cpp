@@ -34,24 +34,65 @@ GstBuffer *natural_frame(const GstVideoInfo &info, std::mt19937 &rng) {
   return buffer;
 }
 
+namespace {
+
+// Where plane `p` of a mapped frame starts (bytes from the start of the buffer), how many of
+// its rows are visible and how many bytes of each row: semi-planar chroma interleaves two
+// samples a pixel, and YV12 keeps its components in another order than its planes.
+struct PlaneLayout {
+  gsize offset;
+  int stride;
+  int rows;
+  int row_bytes;
+};
+
+PlaneLayout plane_layout(const GstVideoFrame &frame, guint p) {
+  gint components[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component(frame.info.finfo, p, components);
+  const int c = components[0];
+  return PlaneLayout{
+      frame.info.offset[p], GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p),
+      GST_VIDEO_FRAME_COMP_HEIGHT(&frame, c),
+      GST_VIDEO_FRAME_COMP_WIDTH(&frame, c) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, c)};
+}
+
+}  // namespace
+
 std::vector<std::vector<std::uint8_t>> visible_planes(const GstVideoInfo &info, GstBuffer *buffer) {
   GstVideoFrame frame;
   std::vector<std::vector<std::uint8_t>> planes;
   if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return planes;
   for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
     const auto *data = static_cast<const std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-    // Semi-planar chroma interleaves two components: its row is two samples wide per pixel.
-    const int row_bytes =
-        GST_VIDEO_FRAME_COMP_WIDTH(&frame, p) * GST_VIDEO_FRAME_COMP_PSTRIDE(&frame, p);
-    const int height = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
+    const PlaneLayout layout = plane_layout(frame, p);
     std::vector<std::uint8_t> plane;
-    for (int y = 0; y < height; ++y)
-      plane.insert(plane.end(), data + y * stride, data + y * stride + row_bytes);
+    for (int y = 0; y < layout.rows; ++y)
+      plane.insert(plane.end(), data + y * layout.stride,
+                   data + y * layout.stride + layout.row_bytes);
     planes.push_back(std::move(plane));
   }
   gst_video_frame_unmap(&frame);
   return planes;
+}
+
+std::vector<std::uint8_t> padding_bytes(const GstVideoInfo &info, GstBuffer *buffer) {
+  std::vector<std::uint8_t> bytes(gst_buffer_get_size(buffer));
+  gst_buffer_extract(buffer, 0, bytes.data(), bytes.size());
+  GstVideoFrame frame;
+  if (!gst_video_frame_map(&frame, &info, buffer, GST_MAP_READ)) return {};
+  std::vector<bool> visible(bytes.size(), false);
+  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
+    const PlaneLayout layout = plane_layout(frame, p);
+    for (int y = 0; y < layout.rows; ++y) {
+      const gsize row = layout.offset + gsize(y) * gsize(layout.stride);
+      std::fill_n(visible.begin() + row, layout.row_bytes, true);
+    }
+  }
+  gst_video_frame_unmap(&frame);
+  std::vector<std::uint8_t> padding;
+  for (gsize i = 0; i < bytes.size(); ++i)
+    if (!visible[i]) padding.push_back(bytes[i]);
+  return padding;
 }
 
 std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &luma, int width,

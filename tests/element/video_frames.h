@@ -22,6 +22,10 @@ GstBuffer *natural_frame(const GstVideoInfo &info, std::mt19937 &rng);
 // Every plane of `buffer` as tightly packed rows (padding dropped), read through GstVideoFrame.
 std::vector<std::vector<std::uint8_t>> visible_planes(const GstVideoInfo &info, GstBuffer *buffer);
 
+// The bytes of `buffer` outside every plane's visible rows: stride padding, gaps between planes
+// and the tail, in buffer order. Empty when the buffer cannot be mapped as `info`.
+std::vector<std::uint8_t> padding_bytes(const GstVideoInfo &info, GstBuffer *buffer);
+
 // The luma plane (tightly packed) after the core equalizes it.
 std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &luma, int width,
                                               int height, histeq::OutputRange range);
