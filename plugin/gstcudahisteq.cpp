@@ -88,6 +88,13 @@ static GstFlowReturn gst_cuda_hist_eq_cuda_error(GstCudaHistEq *self, const char
   return GST_FLOW_ERROR;
 }
 
+// The CUDA runtime's current device is per host thread, and buffers may arrive on any.
+static GstFlowReturn gst_cuda_hist_eq_use_device(GstCudaHistEq *self) {
+  const cudaError_t status = cudaSetDevice(self->state->device);
+  return status == cudaSuccess ? GST_FLOW_OK
+                               : gst_cuda_hist_eq_cuda_error(self, "cudaSetDevice", status);
+}
+
 static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
@@ -171,13 +178,11 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     state.pending.push_back(pending);
     return GST_FLOW_OK;
   }
-  cudaSetDevice(state.device);
-  if (state.ring->full()) {
-    const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self);
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref(input);
-      return ret;
-    }
+  GstFlowReturn ret = gst_cuda_hist_eq_use_device(self);
+  if (ret == GST_FLOW_OK && state.ring->full()) ret = gst_cuda_hist_eq_finish_oldest(self);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref(input);
+    return ret;
   }
   pending.buffer = gst_buffer_make_writable(input);
   if (!histeq_map_frame(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info, pending.buffer,
@@ -208,8 +213,8 @@ static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, G
   if (state.pending.empty()) return GST_FLOW_OK;
   if (!state.pending.front().done) {
     if (state.ring->in_flight() < int(state.settings.depth)) return GST_FLOW_OK;
-    cudaSetDevice(state.device);
-    const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self);
+    GstFlowReturn ret = gst_cuda_hist_eq_use_device(self);
+    if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_finish_oldest(self);
     if (ret != GST_FLOW_OK) return ret;
   }
   *outbuf = state.pending.front().buffer;
@@ -220,7 +225,10 @@ static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, G
 // Pushes every frame still in flight, in order (EOS, caps change, drain queries).
 static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   CudaHistEqState &state = *self->state;
-  cudaSetDevice(state.device);
+  if (const GstFlowReturn ret = gst_cuda_hist_eq_use_device(self); ret != GST_FLOW_OK) {
+    gst_cuda_hist_eq_drop_pending(self);
+    return ret;
+  }
   while (!state.pending.empty()) {
     if (!state.pending.front().done) {
       const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self);
