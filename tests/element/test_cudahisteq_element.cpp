@@ -9,19 +9,14 @@
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
+#include "gpu_test_support.h"
 #include "video_frames.h"
 
 namespace {
 
 bool have_cuda_device() {
-  int count = 0;
-  const bool ok = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-  cudaGetLastError();
-  return ok;
+  return cuda_device_missing_reason().empty();
 }
-
-#define SKIP_WITHOUT_CUDA_DEVICE() \
-  if (!have_cuda_device()) GTEST_SKIP() << "no usable CUDA device on this machine"
 
 // The element's ERROR message after starting `description`, or "" if it started.
 std::string start_error(const char *description) {
