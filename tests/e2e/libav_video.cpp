@@ -44,6 +44,22 @@ bool count_luma(const AVFrame &frame, DecodedVideo &video, std::string &error) {
   return true;
 }
 
+std::unique_ptr<AVFormatContext, FormatCloser> open_media(const std::string &path,
+                                                          std::string &error) {
+  AVFormatContext *raw_format = nullptr;
+  int rc = avformat_open_input(&raw_format, path.c_str(), nullptr, nullptr);
+  if (rc < 0) {
+    error = "cannot open " + path + ": " + av_message(rc);
+    return nullptr;
+  }
+  std::unique_ptr<AVFormatContext, FormatCloser> format(raw_format);
+  if ((rc = avformat_find_stream_info(format.get(), nullptr)) < 0) {
+    error = "no stream info: " + av_message(rc);
+    return nullptr;
+  }
+  return format;
+}
+
 }  // namespace
 
 int DecodedVideo::luma_percentile(double fraction) const {
@@ -57,18 +73,43 @@ int DecodedVideo::luma_percentile(double fraction) const {
   return 255;
 }
 
+bool read_audio_packets(const std::string &path, AudioPackets &audio, std::string &error) {
+  auto format = open_media(path, error);
+  if (!format) return false;
+  audio = AudioPackets{};
+  const int stream_index =
+      av_find_best_stream(format.get(), AVMEDIA_TYPE_AUDIO, -1, -1, nullptr, 0);
+  if (stream_index < 0) return true;
+  const AVStream *stream = format->streams[stream_index];
+  audio.present = true;
+  audio.codec = avcodec_get_name(stream->codecpar->codec_id);
+  audio.sample_rate = stream->codecpar->sample_rate;
+  audio.channels = stream->codecpar->ch_layout.nb_channels;
+  if (stream->duration != AV_NOPTS_VALUE)
+    audio.duration_seconds = stream->duration * av_q2d(stream->time_base);
+  std::uint64_t digest = 0xcbf29ce484222325ull;
+  std::unique_ptr<AVPacket, PacketFreer> packet(av_packet_alloc());
+  int rc;
+  while ((rc = av_read_frame(format.get(), packet.get())) >= 0) {
+    if (packet->stream_index == stream_index) {
+      audio.packets++;
+      audio.bytes += std::uint64_t(packet->size);
+      for (int i = 0; i < packet->size; ++i) digest = (digest ^ packet->data[i]) * 0x100000001b3ull;
+    }
+    av_packet_unref(packet.get());
+  }
+  audio.digest = digest;
+  if (rc != AVERROR_EOF) {
+    error = "read failed: " + av_message(rc);
+    return false;
+  }
+  return true;
+}
+
 bool decode_video(const std::string &path, DecodedVideo &video, std::string &error) {
-  AVFormatContext *raw_format = nullptr;
-  int rc = avformat_open_input(&raw_format, path.c_str(), nullptr, nullptr);
-  if (rc < 0) {
-    error = "cannot open " + path + ": " + av_message(rc);
-    return false;
-  }
-  std::unique_ptr<AVFormatContext, FormatCloser> format(raw_format);
-  if ((rc = avformat_find_stream_info(format.get(), nullptr)) < 0) {
-    error = "no stream info: " + av_message(rc);
-    return false;
-  }
+  auto format = open_media(path, error);
+  if (!format) return false;
+  int rc = 0;
   const AVCodec *codec = nullptr;
   const int stream_index = av_find_best_stream(format.get(), AVMEDIA_TYPE_VIDEO, -1, -1, &codec, 0);
   if (stream_index < 0) {
@@ -83,6 +124,7 @@ bool decode_video(const std::string &path, DecodedVideo &video, std::string &err
     return false;
   }
   video = DecodedVideo{};
+  video.codec = avcodec_get_name(stream->codecpar->codec_id);
   video.width = stream->codecpar->width;
   video.height = stream->codecpar->height;
   if (stream->duration != AV_NOPTS_VALUE)

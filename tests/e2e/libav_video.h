@@ -9,6 +9,7 @@
 #include <string>
 
 struct DecodedVideo {
+  std::string codec;  // FFmpeg's short codec name, e.g. "h264"
   int width = 0;
   int height = 0;
   int frames = 0;
@@ -21,3 +22,19 @@ struct DecodedVideo {
 
 // Decodes every frame of the first video stream. Returns false and fills `error` on failure.
 bool decode_video(const std::string &path, DecodedVideo &video, std::string &error);
+
+// The compressed packets of the best audio stream, read (not decoded), to tell a copied stream
+// from a re-encoded one.
+struct AudioPackets {
+  bool present = false;
+  std::string codec;  // FFmpeg's short codec name, e.g. "aac"
+  int sample_rate = 0;
+  int channels = 0;
+  int packets = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t digest = 0;  // FNV-1a over every packet's payload, in file order
+  double duration_seconds = 0.0;
+};
+
+// Fills `audio` (present == false when the file has no audio stream). False on a read error.
+bool read_audio_packets(const std::string &path, AudioPackets &audio, std::string &error);

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// pipelines/transcode end to end: its MP4s are read back with libav* (not GStreamer) for frames,
+// size, duration, luma spread and the audio packets; Ctrl-C, a missing and a garbage input are
+// run as a user would hit them. The element is $HISTEQ_ELEMENT, else histeq (CI has no GPU).
+
+#include <signal.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "libav_video.h"
+#include "subprocess.h"
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+namespace {
+
+constexpr int kFrames = 60;  // 2 s at 30 fps
+constexpr int kWidth = 320;
+constexpr int kHeight = 240;
+constexpr int kLongFrames = 900;  // long enough to be interrupted on any machine
+
+std::string script(const char *name) {
+  return std::string(std::getenv("HISTEQ_SOURCE_ROOT")) + "/pipelines/" + name;
+}
+
+std::string element() {
+  const char *forced = std::getenv("HISTEQ_ELEMENT");
+  return forced && *forced ? forced : "histeq";
+}
+
+// A low-contrast zone plate (a third of full contrast) as gst-launch source text.
+std::string foggy_video(int frames, int width, int height) {
+  return "videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 num-buffers=" +
+         std::to_string(frames) + " ! video/x-raw,width=" + std::to_string(width) +
+         ",height=" + std::to_string(height) +
+         ",framerate=30/1 ! videobalance contrast=0.3 brightness=0.05 ! videoconvert ";
+}
+
+// 1470 samples per buffer at 44.1 kHz is one buffer per video frame.
+std::string tone(int frames) {
+  return "audiotestsrc wave=sine samplesperbuffer=1470 num-buffers=" + std::to_string(frames) +
+         " ! audio/x-raw,rate=44100,channels=2 ! audioconvert ";
+}
+
+void make_media(const std::string &pipeline) {
+  const std::string command = "gst-launch-1.0 -q -e " + pipeline;
+  ASSERT_EQ(std::system(command.c_str()), 0) << command;
+}
+
+int count_lines(const std::string &text) {
+  int lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
+class Transcode : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = fs::temp_directory_path() / ("histeq-transcode-" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    // H.264 + AAC in MP4: the AAC must come out byte for byte.
+    make_media(foggy_video(kFrames, kWidth, kHeight) +
+               "! x264enc speed-preset=ultrafast ! mp4mux name=mux ! filesink location=" +
+               (dir_ / "aac.mp4").string() + " " + tone(kFrames) + "! avenc_aac ! mux.");
+    status_ = run_process({script("transcode"), (dir_ / "aac.mp4").string(),
+                           (dir_ / "aac-out.mp4").string(), "--element", element()},
+                          &out_, &err_);
+  }
+  static void TearDownTestSuite() { fs::remove_all(dir_); }
+
+  static fs::path dir_;
+  static int status_;
+  static std::string out_, err_;
+};
+
+fs::path Transcode::dir_;
+int Transcode::status_ = -1;
+std::string Transcode::out_, Transcode::err_;
+
+}  // namespace
+
+TEST_F(Transcode, FinishesWithAProgressBarAndETA) {
+  EXPECT_EQ(status_, 0) << err_;
+  EXPECT_NE(out_.find("done: " + (dir_ / "aac-out.mp4").string() + ", 60 frames"),
+            std::string::npos)
+      << out_;
+  // Written to a pipe, the bar is one line per tenth; the last one is complete.
+  EXPECT_TRUE(std::regex_search(err_, std::regex(R"(100% \[#{30}\] +2\.0 of 2\.0 s .* ETA 0:00)")))
+      << err_;
+}
+
+TEST_F(Transcode, KeepsEveryFrameTheSizeAndTheDuration) {
+  DecodedVideo video;
+  std::string error;
+  ASSERT_TRUE(decode_video((dir_ / "aac-out.mp4").string(), video, error)) << error;
+  EXPECT_EQ(video.codec, "h264");
+  EXPECT_EQ(video.frames, kFrames);
+  EXPECT_EQ(video.width, kWidth);
+  EXPECT_EQ(video.height, kHeight);
+  EXPECT_NEAR(video.duration_seconds, kFrames / 30.0, 1.0 / 30.0);
+}
+
+TEST_F(Transcode, SpreadsTheLumaHistogram) {
+  DecodedVideo before, after;
+  std::string error;
+  ASSERT_TRUE(decode_video((dir_ / "aac.mp4").string(), before, error)) << error;
+  ASSERT_TRUE(decode_video((dir_ / "aac-out.mp4").string(), after, error)) << error;
+  const int before_spread = before.luma_percentile(0.95) - before.luma_percentile(0.05);
+  const int after_spread = after.luma_percentile(0.95) - after.luma_percentile(0.05);
+  EXPECT_GT(after_spread, 2 * before_spread)
+      << "5th..95th percentile spread before " << before_spread << ", after " << after_spread;
+}
+
+TEST_F(Transcode, CopiesAacUntouched) {
+  AudioPackets before, after;
+  std::string error;
+  ASSERT_TRUE(read_audio_packets((dir_ / "aac.mp4").string(), before, error)) << error;
+  ASSERT_TRUE(read_audio_packets((dir_ / "aac-out.mp4").string(), after, error)) << error;
+  ASSERT_TRUE(before.present);
+  ASSERT_TRUE(after.present);
+  EXPECT_EQ(after.codec, "aac");
+  EXPECT_EQ(after.sample_rate, before.sample_rate);
+  EXPECT_EQ(after.channels, before.channels);
+  EXPECT_EQ(after.packets, before.packets);
+  EXPECT_EQ(after.bytes, before.bytes);
+  EXPECT_EQ(after.digest, before.digest) << "the AAC packets changed on the way through";
+  EXPECT_NE(out_.find("audio (audio/mpeg v4) copied untouched"), std::string::npos) << out_;
+}
+
+TEST_F(Transcode, ReencodesAudioMp4CannotHold) {
+  const fs::path in = dir_ / "vorbis.mkv", out = dir_ / "vorbis-out.mp4";
+  make_media(foggy_video(30, kWidth, kHeight) +
+             "! x264enc speed-preset=ultrafast ! matroskamux name=mux ! filesink location=" +
+             in.string() + " " + tone(30) + "! vorbisenc ! mux.");
+  std::string said, err;
+  ASSERT_EQ(run_process({script("transcode"), in.string(), out.string(), "--element", element()},
+                        &said, &err),
+            0)
+      << err;
+  EXPECT_NE(said.find("audio (audio/x-vorbis) cannot go into MP4 untouched: re-encoding it to AAC"),
+            std::string::npos)
+      << said;
+  AudioPackets audio;
+  DecodedVideo video;
+  std::string error;
+  ASSERT_TRUE(read_audio_packets(out.string(), audio, error)) << error;
+  ASSERT_TRUE(decode_video(out.string(), video, error)) << error;
+  EXPECT_TRUE(audio.present);
+  EXPECT_EQ(audio.codec, "aac");
+  EXPECT_NEAR(audio.duration_seconds, 1.0, 0.1);
+  EXPECT_EQ(video.frames, 30);
+}
+
+TEST_F(Transcode, CtrlCFinishesAPlayableFileWithEverythingEqualized) {
+  const fs::path in = dir_ / "long.mp4", out = dir_ / "long-out.mp4";
+  make_media(foggy_video(kLongFrames, 640, 360) +
+             "! x264enc speed-preset=ultrafast ! mp4mux ! filesink location=" + in.string());
+  Subprocess child({script("transcode"), in.string(), out.string(), "--element", element()});
+  ASSERT_TRUE(child.wait_for_stderr("% [", 30s)) << child.err();
+  child.send_signal(SIGINT);
+  EXPECT_EQ(child.wait(), 130) << child.err();
+  EXPECT_NE(child.err().find("interrupted: finishing"), std::string::npos) << child.err();
+
+  std::smatch said;
+  const std::string out_text = child.out();
+  ASSERT_TRUE(std::regex_search(out_text, said, std::regex(R"(holds the first (\d+) frames)")))
+      << out_text;
+  const int frames_said = std::stoi(said[1]);
+  DecodedVideo video;
+  std::string error;
+  ASSERT_TRUE(decode_video(out.string(), video, error)) << error;
+  EXPECT_GT(video.frames, 0);
+  EXPECT_LT(video.frames, kLongFrames);
+  EXPECT_EQ(video.frames, frames_said) << "frames equalized before Ctrl-C went missing";
+  EXPECT_NEAR(video.duration_seconds, video.frames / 30.0, 1.0 / 30.0);
+  DecodedVideo before;
+  ASSERT_TRUE(decode_video(in.string(), before, error)) << error;
+  EXPECT_GT(video.luma_percentile(0.95) - video.luma_percentile(0.05),
+            2 * (before.luma_percentile(0.95) - before.luma_percentile(0.05)));
+}
+
+TEST_F(Transcode, MissingInputFailsWithOneLine) {
+  const fs::path out = dir_ / "missing-out.mp4";
+  std::string err;
+  EXPECT_NE(run_process({script("transcode"), (dir_ / "no-such.mp4").string(), out.string()},
+                        nullptr, &err),
+            0);
+  EXPECT_EQ(err, "transcode: cannot read " + (dir_ / "no-such.mp4").string() + ": no such file\n");
+  EXPECT_FALSE(fs::exists(out));
+}
+
+TEST_F(Transcode, GarbageInputFailsWithOneLine) {
+  const fs::path in = dir_ / "garbage.mp4", out = dir_ / "garbage-out.mp4";
+  {
+    std::ofstream file(in, std::ios::binary);
+    std::uint32_t x = 12345;
+    for (int i = 0; i < 65536; ++i) {
+      x = x * 1664525u + 1013904223u;
+      file.put(char(x >> 24));
+    }
+  }
+  std::string err;
+  EXPECT_NE(run_process({script("transcode"), in.string(), out.string(), "--element", element()},
+                        nullptr, &err),
+            0);
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_EQ(err.rfind("transcode: cannot transcode " + in.string() + ": ", 0), 0u) << err;
+  EXPECT_FALSE(fs::exists(out)) << "a failed transcode leaves no half-written output";
+}
+
+TEST_F(Transcode, InputWithoutVideoFailsWithOneLine) {
+  const fs::path in = dir_ / "audio-only.m4a", out = dir_ / "audio-only-out.mp4";
+  make_media(tone(30) + "! avenc_aac ! mp4mux ! filesink location=" + in.string());
+  std::string err;
+  EXPECT_NE(run_process({script("transcode"), in.string(), out.string(), "--element", element()},
+                        nullptr, &err),
+            0);
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find("no decodable video stream in " + in.string()), std::string::npos) << err;
+}
