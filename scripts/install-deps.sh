@@ -12,7 +12,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswscale-dev
-  python3-gi python3-gst-1.0 python3-numpy gnuplot-nox
+  python3-gi python3-gst-1.0 python3-numpy python3-matplotlib gnuplot-nox
 )
 
 missing=()

@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""pipelines/preview in its headless mode: N buffers, the latency lines, and the pixels of the
+side-by-side snapshot (original left, equalized right)."""
+import os
+import re
+import tempfile
+import unittest
+
+import support
+from histeq_numpy import read_frame
+
+
+class Preview(unittest.TestCase):
+
+    def test_headless_runs_n_buffers_prints_latency_and_equalizes_the_right_half(self):
+        element = support.element()
+        with tempfile.TemporaryDirectory() as tmp:
+            snapshot = os.path.join(tmp, "preview.png")
+            done = support.run(support.script("preview"), "--headless", "--source", "test",
+                               "--num-buffers", "20", "--size", "160x120", "--element", element,
+                               "--snapshot", snapshot)
+            self.assertEqual(done.returncode, 0, done.stderr)
+            said = re.search(rf"20 frames through {element}; latency reported by {element}: "
+                             r"([\d.]+) ms", done.stdout)
+            self.assertIsNotNone(said, done.stdout)
+            if element == "histeq":
+                self.assertEqual(float(said.group(1)), 0.0)  # in place, nothing held back
+            self.assertRegex(done.stdout, rf"time inside {element} per frame: median [\d.]+ ms, "
+                             r"max [\d.]+ ms")
+            luma = read_frame(snapshot, format="GRAY8")
+        self.assertEqual(luma.shape, (120, 320))
+        original, equalized = luma[:, :160], luma[:, 160:]
+        self.assertGreater(support.spread(equalized), 1.5 * support.spread(original))
+
+    @unittest.skipIf(os.path.exists("/dev/video0"), "this machine has a webcam")
+    def test_missing_webcam_fails_with_one_line(self):
+        done = support.run(support.script("preview"), "--headless", "--source", "webcam",
+                           "--num-buffers", "5", "--element", support.element())
+        self.assertNotEqual(done.returncode, 0)
+        self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+        self.assertTrue(done.stderr.startswith("preview: "), done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
