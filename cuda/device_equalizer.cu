@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "device_equalizer.h"
 
-#include <algorithm>
+#include <cstdint>
 
 #include "cuda_check.h"
 #include "fused_kernel.h"
@@ -14,35 +14,51 @@ namespace histeq::cuda {
 DeviceEqualizer::~DeviceEqualizer() {
   // Destruction cannot report; the stream using this scratch must have been synchronized.
   if (lut_texture_) cudaDestroyTextureObject(lut_texture_);
-  cudaFree(d_histograms_[0]);
+  if (owns_scratch_) cudaFree(d_histograms_[0]);
 }
 
 cudaError_t DeviceEqualizer::init(int constant_slot) {
   if (d_histograms_[0]) return cudaErrorInitializationError;
   if (constant_slot < 0 || constant_slot >= kConstantLutSlots) return cudaErrorInvalidValue;
+  void *scratch = nullptr;
+  HISTEQ_CUDA_TRY(cudaMalloc(&scratch, kScratchBytes));
+  const cudaError_t status = init(constant_slot, scratch, kScratchBytes);
+  if (d_histograms_[0]) {
+    owns_scratch_ = true;  // freed by the destructor from now on
+  } else {
+    cudaFree(scratch);
+  }
+  return status;
+}
+
+cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_t scratch_bytes) {
+  if (d_histograms_[0]) return cudaErrorInitializationError;
+  if (constant_slot < 0 || constant_slot >= kConstantLutSlots || !d_scratch ||
+      scratch_bytes < kScratchBytes || reinterpret_cast<std::uintptr_t>(d_scratch) % 16 != 0)
+    return cudaErrorInvalidValue;
   constant_slot_ = constant_slot;
   int device = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
   HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_));
-  // One allocation: both histograms, then the LUT. Each kernel path leaves the histogram it
-  // consumed zero again (the LUT kernel after reading it, the single kernel through the
-  // next-frame buffer), so only this first memset is needed.
-  void *scratch = nullptr;
-  HISTEQ_CUDA_TRY(cudaMalloc(&scratch, kScratchBytes));
-  d_histograms_[0] = static_cast<unsigned long long *>(scratch);
-  d_histograms_[1] = d_histograms_[0] + 256;
-  d_lut_ = reinterpret_cast<std::uint8_t *>(d_histograms_[1] + 256);
-  HISTEQ_CUDA_TRY(cudaMemset(scratch, 0, kScratchBytes));
+  // Both histograms, then the LUT. Each kernel path leaves the histogram it consumed zero again
+  // (the LUT kernel after reading it, the single kernel through the next-frame buffer), so only
+  // this first memset is needed.
+  HISTEQ_CUDA_TRY(cudaMemset(d_scratch, 0, kScratchBytes));
+  unsigned long long *histograms = static_cast<unsigned long long *>(d_scratch);
+  std::uint8_t *lut = reinterpret_cast<std::uint8_t *>(histograms + 2 * 256);
 
   cudaResourceDesc resource{};
   resource.resType = cudaResourceTypeLinear;
-  resource.res.linear.devPtr = d_lut_;
+  resource.res.linear.devPtr = lut;
   resource.res.linear.desc = cudaCreateChannelDesc<unsigned char>();
   resource.res.linear.sizeInBytes = 256;
   cudaTextureDesc texture{};
   texture.readMode = cudaReadModeElementType;
   HISTEQ_CUDA_TRY(cudaCreateTextureObject(&lut_texture_, &resource, &texture, nullptr));
+  d_histograms_[0] = histograms;
+  d_histograms_[1] = histograms + 256;
+  d_lut_ = lut;
   return cudaSuccess;
 }
 
@@ -55,10 +71,8 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange rang
   config = resolve(config);
   unsigned long long *d_histogram = d_histograms_[current_histogram_];
   if (config.fusion == Fusion::kSingleKernel) {
-    // No more blocks than there are 16-byte chunks: a grid barrier costs per block.
-    const long long chunks = ((long long)plane.width + 15) / 16 * plane.height;
     FusedLaunch launch;
-    launch.blocks = int(std::clamp<long long>((chunks + 255) / 256, 1, fused_blocks_));
+    launch.blocks = fused_blocks_for(plane, fused_blocks_, sm_count_);
     launch.d_histogram = d_histogram;
     launch.d_next_histogram = d_histograms_[1 - current_histogram_];
     launch.d_lut = d_lut_;

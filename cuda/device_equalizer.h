@@ -7,9 +7,15 @@
 //   if (eq.init(0) != cudaSuccess) ...                  // scratch on the current device
 //   eq.equalize(plane, histeq::full_range(8), {}, stream);  // enqueues, returns at once
 //
+//   // or on scratch the caller owns (at least kScratchBytes of device memory, 16-byte aligned,
+//   // kept alive and unused by anyone else while the equalizer lives):
+//   eq.init(0, d_scratch, histeq::cuda::DeviceEqualizer::kScratchBytes);
+//
 // One equalizer serves one frame at a time (its histogram and LUT are the frame's scratch);
-// frames in flight on several streams each need their own (StreamRing does that).
+// frames in flight on several streams each need their own (StreamRing does that). Every call
+// returns the first failing CUDA call's error; nothing throws or exits.
 
+#include <cstddef>
 #include <cstdint>
 
 #include <cuda_runtime_api.h>
@@ -34,6 +40,9 @@ class DeviceEqualizer {
   // Allocates the scratch on the current device; `constant_slot` (0..kConstantLutSlots-1)
   // picks this equalizer's LUT in constant memory, for the constant-LUT variant.
   cudaError_t init(int constant_slot);
+  // The same on `scratch_bytes` (>= kScratchBytes) of device memory at `d_scratch` (16-byte
+  // aligned) that the caller owns and frees after this equalizer; init() zeroes it.
+  cudaError_t init(int constant_slot, void *d_scratch, std::size_t scratch_bytes);
 
   // Enqueues histogram -> scan + LUT -> map on `stream`.
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
@@ -47,6 +56,7 @@ class DeviceEqualizer {
   int current_histogram_ = 0;  // the one that is zero now
   int fused_blocks_ = 0;
   std::uint8_t *d_lut_ = nullptr;
+  bool owns_scratch_ = false;
   cudaTextureObject_t lut_texture_ = 0;
   int constant_slot_ = 0;
   int sm_count_ = 1;

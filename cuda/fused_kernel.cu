@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "fused_kernel.h"
 
+#include <algorithm>
+
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
@@ -32,6 +34,7 @@ struct Items {
   }
 };
 
+template <bool kWarpVote>
 __global__ void __launch_bounds__(kBlock)
     fused(DevicePlane plane, OutputRange range, Count *d_histogram, Count *d_next_histogram,
           std::uint8_t *d_lut) {
@@ -64,7 +67,11 @@ __global__ void __launch_bounds__(kBlock)
     if (c < items.chunks) {
       const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
       if (keep) *keep = v;
-      count_chunk(mine, v);
+      if constexpr (kWarpVote) {
+        count_chunk_voted(mine, v);
+      } else {
+        count_chunk(mine, v);
+      }
     } else {
       for (int x = items.chunks * 16; x < plane.width; ++x) atomicAdd(&mine[row[x]], 1u);
     }
@@ -123,9 +130,22 @@ cudaError_t fused_grid_size(int *blocks) {
   int device = 0, sm_count = 0, per_sm = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused, kBlock, 0));
+  // Both instantiations must fit the grid: the smaller of their occupancies.
+  int per_sm_vote = 0;
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused<false>, kBlock, 0));
+  HISTEQ_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_vote, fused<true>, kBlock, 0));
+  per_sm = std::min(per_sm, per_sm_vote);
   *blocks = sm_count * per_sm;
   return *blocks > 0 ? cudaSuccess : cudaErrorCooperativeLaunchTooLarge;
+}
+
+int fused_blocks_for(const DevicePlane &plane, int max_blocks, int sm_count) {
+  const long long chunks = ((long long)plane.width + 15) / 16 * plane.height;
+  const long long cached = (chunks + kBlock * kCached - 1) / (kBlock * kCached);
+  const long long one_each = (chunks + kBlock - 1) / kBlock;
+  const long long wanted = std::max<long long>(cached, std::min<long long>(sm_count, one_each));
+  return int(std::clamp<long long>(wanted, 1, std::max(1, max_blocks)));
 }
 
 cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane, OutputRange range,
@@ -136,8 +156,9 @@ cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane, Ou
   Count *next_histogram = launch.d_next_histogram;
   std::uint8_t *lut = launch.d_lut;
   void *args[] = {&plane_arg, &range_arg, &histogram, &next_histogram, &lut};
-  HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)fused, dim3(launch.blocks),
-                                              dim3(kBlock), args, 0, stream));
+  const void *kernel = launch.warp_vote ? (const void *)fused<true> : (const void *)fused<false>;
+  HISTEQ_CUDA_TRY(
+      cudaLaunchCooperativeKernel(kernel, dim3(launch.blocks), dim3(kBlock), args, 0, stream));
   HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }

@@ -4,6 +4,7 @@
 // Per-thread work on 16-byte chunks of luma (one uint4 load), shared by the separate histogram
 // and map kernels and by the single fused kernel.
 
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 namespace histeq::cuda {
@@ -23,6 +24,23 @@ __device__ __forceinline__ void count_chunk(unsigned *bins, const uint4 &chunk) 
   count_word(bins, chunk.y);
   count_word(bins, chunk.z);
   count_word(bins, chunk.w);
+}
+
+// As count_chunk, but a chunk of 16 equal bytes is first offered to the lanes that are
+// counting alongside: when every one of them holds the same flat chunk (a flat area, a
+// constant frame), one lane adds them all with a single atomic instead of 32 lanes queueing
+// on one shared address. Any other chunk is counted as count_chunk does.
+__device__ __forceinline__ void count_chunk_voted(unsigned *bins, const uint4 &chunk) {
+  const unsigned level = chunk.x & 0xff;
+  const bool flat = chunk.x == level * 0x01010101u && chunk.y == chunk.x && chunk.z == chunk.x &&
+                    chunk.w == chunk.x;
+  const auto lanes = cooperative_groups::coalesced_threads();
+  const unsigned leader_level = lanes.shfl(flat ? level : 256u, 0);
+  if (lanes.all(flat && level == leader_level)) {
+    if (lanes.thread_rank() == 0) atomicAdd(&bins[level], 16u * lanes.size());
+    return;
+  }
+  count_chunk(bins, chunk);
 }
 
 // A LUT in shared memory, one 32-bit word per entry: a byte table would put four entries in one

@@ -18,6 +18,8 @@ std::string content_name(Content content) {
       return "two-values";
     case Content::kAllLevels:
       return "all-levels";
+    case Content::kFlatTiles:
+      return "flat-tiles";
   }
   return "unknown";
 }
@@ -48,6 +50,16 @@ std::vector<std::uint8_t> make_frame(Content content, int width, int height, uns
     case Content::kAllLevels:
       for (std::size_t i = 0; i < frame.size(); ++i) frame[i] = std::uint8_t(i * 7 + i / 256);
       break;
+    case Content::kFlatTiles: {
+      constexpr int kTile = 24;
+      const int tiles_x = (width + kTile - 1) / kTile;
+      std::vector<std::uint8_t> levels(std::size_t(tiles_x) * ((height + kTile - 1) / kTile));
+      for (auto &level : levels) level = std::uint8_t(rng() % 6 * 40 + 20);
+      for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x)
+          frame[std::size_t(y) * width + x] = levels[std::size_t(y / kTile) * tiles_x + x / kTile];
+      break;
+    }
   }
   return frame;
 }

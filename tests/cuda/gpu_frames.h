@@ -9,7 +9,9 @@
 
 #include "equalization.h"
 
-enum class Content { kUniform, kNatural, kConstant, kTwoValues, kAllLevels };
+// kFlatTiles: flat 24x24 tiles of random levels, so that some 16-byte chunks are flat and
+// some straddle two levels, and a warp sees both kinds at once.
+enum class Content { kUniform, kNatural, kConstant, kTwoValues, kAllLevels, kFlatTiles };
 
 std::string content_name(Content content);
 

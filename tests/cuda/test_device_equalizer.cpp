@@ -152,7 +152,7 @@ TEST_P(EveryFusion, BitExactWithTheCpuCoreAndNoStrayWrites) {
   ASSERT_CUDA(equalizer.init(0));
   for (const Size &size : sizes_of(std::get<1>(GetParam()))) {
     for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
-                            Content::kTwoValues, Content::kAllLevels}) {
+                            Content::kTwoValues, Content::kAllLevels, Content::kFlatTiles}) {
       for (bool limited : {false, true}) {
         SCOPED_TRACE(content_name(content) + " " + std::to_string(size.width) + "x" +
                      std::to_string(size.height) + (limited ? " limited" : " full"));
@@ -197,6 +197,43 @@ TEST(DeviceEqualizer, RejectsUseBeforeInitAndBadSlots) {
             cudaErrorInitializationError);
   EXPECT_EQ(equalizer.init(-1), cudaErrorInvalidValue);
   EXPECT_EQ(equalizer.init(histeq::cuda::kConstantLutSlots), cudaErrorInvalidValue);
+}
+
+// The same equalizer on device scratch that the caller allocated and frees.
+TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  void *d_scratch = nullptr;
+  ASSERT_CUDA(cudaMalloc(&d_scratch, DeviceEqualizer::kScratchBytes + 16));
+  {
+    DeviceEqualizer too_small;
+    EXPECT_EQ(too_small.init(0, d_scratch, DeviceEqualizer::kScratchBytes - 1),
+              cudaErrorInvalidValue);
+    DeviceEqualizer misaligned;
+    EXPECT_EQ(
+        misaligned.init(0, static_cast<char *>(d_scratch) + 1, DeviceEqualizer::kScratchBytes),
+        cudaErrorInvalidValue);
+    DeviceEqualizer no_scratch;
+    EXPECT_EQ(no_scratch.init(0, nullptr, DeviceEqualizer::kScratchBytes), cudaErrorInvalidValue);
+
+    DeviceEqualizer equalizer;
+    ASSERT_CUDA(equalizer.init(1, d_scratch, DeviceEqualizer::kScratchBytes));
+    EXPECT_EQ(equalizer.init(1, d_scratch, DeviceEqualizer::kScratchBytes),
+              cudaErrorInitializationError);
+    const Size size{385, 289, 40, true};
+    for (const KernelConfig config :
+         {KernelConfig{}, KernelConfig{HistogramMethod::kSharedAtomics, ScanMethod::kBrentKung,
+                                       LutMemory::kTexture}}) {
+      GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
+      ASSERT_CUDA(plane.upload(input(Content::kNatural, size)));
+      ASSERT_CUDA(equalizer.equalize(plane.plane(), histeq::limited_range(8), config, nullptr));
+      std::vector<std::uint8_t> out;
+      bool guards_intact = false;
+      ASSERT_CUDA(plane.download(out, guards_intact));
+      EXPECT_TRUE(guards_intact);
+      ASSERT_TRUE(out == expected(Content::kNatural, size, true));
+    }
+  }
+  ASSERT_CUDA(cudaFree(d_scratch));
 }
 
 TEST(KernelMethods, NamesRoundTrip) {

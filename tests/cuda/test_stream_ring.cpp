@@ -57,7 +57,7 @@ TEST_P(RingDepth, FramesComeBackInOrderAndBitExact) {
   for (int i = 0; i < kFrames; ++i) {
     const int w = widths[i % 4], h = heights[i % 4];
     const std::size_t pitch = std::size_t(w) + kPadding;
-    const auto content = Content(i % 5);
+    const auto content = Content(i % 6);
     const auto frame = make_frame(content, w, h, unsigned(i));
     const bool limited = i % 3 == 0;
     expected.push_back(
