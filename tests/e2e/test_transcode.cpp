@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -57,6 +58,20 @@ void make_media(const std::string &pipeline) {
   ASSERT_EQ(std::system(command.c_str()), 0) << command;
 }
 
+// One line per file checked, for the log (and the closing note of the issue).
+void report(const std::string &label, const DecodedVideo &v) {
+  std::printf("libav: %-22s %s %dx%d, %d frames, %.3f s, luma 5th..95th percentile %d..%d\n",
+              label.c_str(), v.codec.c_str(), v.width, v.height, v.frames, v.duration_seconds,
+              v.luma_percentile(0.05), v.luma_percentile(0.95));
+}
+
+void report(const std::string &label, const AudioPackets &a) {
+  std::printf("libav: %-22s %s %d Hz %d ch, %d packets, %llu bytes, %.3f s, FNV-1a %016llx\n",
+              label.c_str(), a.codec.c_str(), a.sample_rate, a.channels, a.packets,
+              static_cast<unsigned long long>(a.bytes), a.duration_seconds,
+              static_cast<unsigned long long>(a.digest));
+}
+
 int count_lines(const std::string &text) {
   int lines = 0;
   for (char c : text) lines += c == '\n';
@@ -104,6 +119,7 @@ TEST_F(Transcode, KeepsEveryFrameTheSizeAndTheDuration) {
   DecodedVideo video;
   std::string error;
   ASSERT_TRUE(decode_video((dir_ / "aac-out.mp4").string(), video, error)) << error;
+  report("aac-out.mp4 video", video);
   EXPECT_EQ(video.codec, "h264");
   EXPECT_EQ(video.frames, kFrames);
   EXPECT_EQ(video.width, kWidth);
@@ -116,6 +132,7 @@ TEST_F(Transcode, SpreadsTheLumaHistogram) {
   std::string error;
   ASSERT_TRUE(decode_video((dir_ / "aac.mp4").string(), before, error)) << error;
   ASSERT_TRUE(decode_video((dir_ / "aac-out.mp4").string(), after, error)) << error;
+  report("aac.mp4 (input) video", before);
   const int before_spread = before.luma_percentile(0.95) - before.luma_percentile(0.05);
   const int after_spread = after.luma_percentile(0.95) - after.luma_percentile(0.05);
   EXPECT_GT(after_spread, 2 * before_spread)
@@ -127,6 +144,8 @@ TEST_F(Transcode, CopiesAacUntouched) {
   std::string error;
   ASSERT_TRUE(read_audio_packets((dir_ / "aac.mp4").string(), before, error)) << error;
   ASSERT_TRUE(read_audio_packets((dir_ / "aac-out.mp4").string(), after, error)) << error;
+  report("aac.mp4 (input) audio", before);
+  report("aac-out.mp4 audio", after);
   ASSERT_TRUE(before.present);
   ASSERT_TRUE(after.present);
   EXPECT_EQ(after.codec, "aac");
@@ -156,6 +175,8 @@ TEST_F(Transcode, ReencodesAudioMp4CannotHold) {
   std::string error;
   ASSERT_TRUE(read_audio_packets(out.string(), audio, error)) << error;
   ASSERT_TRUE(decode_video(out.string(), video, error)) << error;
+  report("vorbis-out.mp4 video", video);
+  report("vorbis-out.mp4 audio", audio);
   EXPECT_TRUE(audio.present);
   EXPECT_EQ(audio.codec, "aac");
   EXPECT_NEAR(audio.duration_seconds, 1.0, 0.1);
@@ -165,7 +186,8 @@ TEST_F(Transcode, ReencodesAudioMp4CannotHold) {
 TEST_F(Transcode, CtrlCFinishesAPlayableFileWithEverythingEqualized) {
   const fs::path in = dir_ / "long.mp4", out = dir_ / "long-out.mp4";
   make_media(foggy_video(kLongFrames, 640, 360) +
-             "! x264enc speed-preset=ultrafast ! mp4mux ! filesink location=" + in.string());
+             "! x264enc speed-preset=ultrafast ! mp4mux name=mux ! filesink location=" +
+             in.string() + " " + tone(kLongFrames) + "! avenc_aac ! mux.");
   Subprocess child({script("transcode"), in.string(), out.string(), "--element", element()});
   ASSERT_TRUE(child.wait_for_stderr("% [", 30s)) << child.err();
   child.send_signal(SIGINT);
@@ -180,12 +202,22 @@ TEST_F(Transcode, CtrlCFinishesAPlayableFileWithEverythingEqualized) {
   DecodedVideo video;
   std::string error;
   ASSERT_TRUE(decode_video(out.string(), video, error)) << error;
+  std::printf("transcode said: holds the first %d frames\n", frames_said);
+  report("long-out.mp4 video", video);
   EXPECT_GT(video.frames, 0);
   EXPECT_LT(video.frames, kLongFrames);
   EXPECT_EQ(video.frames, frames_said) << "frames equalized before Ctrl-C went missing";
   EXPECT_NEAR(video.duration_seconds, video.frames / 30.0, 1.0 / 30.0);
+  AudioPackets audio;
+  ASSERT_TRUE(read_audio_packets(out.string(), audio, error)) << error;
+  report("long-out.mp4 audio", audio);
+  EXPECT_TRUE(audio.present);
+  EXPECT_EQ(audio.codec, "aac");
+  EXPECT_GT(audio.duration_seconds, 0.0);
+  EXPECT_NEAR(audio.duration_seconds, video.duration_seconds, 0.1) << "audio cut with the video";
   DecodedVideo before;
   ASSERT_TRUE(decode_video(in.string(), before, error)) << error;
+  report("long.mp4 (input) video", before);
   EXPECT_GT(video.luma_percentile(0.95) - video.luma_percentile(0.05),
             2 * (before.luma_percentile(0.95) - before.luma_percentile(0.05)));
 }
