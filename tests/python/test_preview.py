@@ -3,6 +3,7 @@
 side-by-side snapshot (original left, equalized right)."""
 import os
 import re
+import subprocess
 import tempfile
 import unittest
 
@@ -39,6 +40,14 @@ class Preview(unittest.TestCase):
         self.assertNotEqual(done.returncode, 0)
         self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
         self.assertTrue(done.stderr.startswith("preview: "), done.stderr)
+
+    def test_window_mode_without_a_display_fails_with_one_line(self):
+        env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+        done = subprocess.run([support.script("preview"), "--num-buffers", "5"], env=env,
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr, "preview: no display ($DISPLAY and $WAYLAND_DISPLAY are "
+                         "unset); use --headless\n")
 
 
 if __name__ == "__main__":
