@@ -18,6 +18,9 @@ struct DecodedVideo {
 
   // The luma level below which `fraction` of all decoded pixels lie.
   int luma_percentile(double fraction) const;
+
+  // How widely the luma is spread: the 95th minus the 5th percentile.
+  int luma_spread() const { return luma_percentile(0.95) - luma_percentile(0.05); }
 };
 
 // Decodes every frame of the first video stream. Returns false and fills `error` on failure.
