@@ -62,57 +62,28 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   return cudaSuccess;
 }
 
-namespace {
-
-bool valid(const DevicePlane &plane) {
-  return plane.width >= 0 && plane.height >= 0 &&
-         (plane.height == 0 || plane.pitch >= std::size_t(plane.width));
-}
-
-}  // namespace
-
 cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange range,
                                       KernelConfig config, cudaStream_t stream) {
   if (!d_histograms_[0]) return cudaErrorInitializationError;
-  if (!valid(plane)) return cudaErrorInvalidValue;
+  if (plane.width < 0 || plane.height < 0 ||
+      (plane.height > 0 && plane.pitch < std::size_t(plane.width)))
+    return cudaErrorInvalidValue;
   config = resolve(config);
+  unsigned long long *d_histogram = d_histograms_[current_histogram_];
   if (config.fusion == Fusion::kSingleKernel) {
     FusedLaunch launch;
     launch.blocks = fused_blocks_for(plane, fused_blocks_, sm_count_);
-    launch.d_histogram = d_histograms_[current_histogram_];
+    launch.d_histogram = d_histogram;
     launch.d_next_histogram = d_histograms_[1 - current_histogram_];
     launch.d_lut = d_lut_;
     HISTEQ_CUDA_TRY(launch_fused(launch, plane, range, stream));
     current_histogram_ = 1 - current_histogram_;
     return cudaSuccess;
   }
-  HISTEQ_CUDA_TRY(count(plane, config, stream));
-  HISTEQ_CUDA_TRY(build_lut(range, config, stream));
-  return map(plane, config, stream);
-}
-
-cudaError_t DeviceEqualizer::count(const DevicePlane &band, KernelConfig config,
-                                   cudaStream_t stream) {
-  if (!d_histograms_[0]) return cudaErrorInitializationError;
-  if (!valid(band)) return cudaErrorInvalidValue;
-  return launch_histogram(resolve(config).histogram, band, d_histograms_[current_histogram_],
-                          sm_count_, stream);
-}
-
-cudaError_t DeviceEqualizer::build_lut(OutputRange range, KernelConfig config,
-                                       cudaStream_t stream) {
-  if (!d_histograms_[0]) return cudaErrorInitializationError;
-  // The LUT kernel zeroes the histogram it read, so it stays the current (zero) one.
-  return launch_build_lut(resolve(config).scan, d_histograms_[current_histogram_], range, d_lut_,
-                          stream);
-}
-
-cudaError_t DeviceEqualizer::map(const DevicePlane &band, KernelConfig config,
-                                 cudaStream_t stream) {
-  if (!d_histograms_[0]) return cudaErrorInitializationError;
-  if (!valid(band)) return cudaErrorInvalidValue;
-  const LutSource lut{resolve(config).lut, d_lut_, lut_texture_, constant_slot_};
-  return launch_map(lut, band, sm_count_, stream);
+  HISTEQ_CUDA_TRY(launch_histogram(config.histogram, plane, d_histogram, sm_count_, stream));
+  HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
+  const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_};
+  return launch_map(lut, plane, sm_count_, stream);
 }
 
 }  // namespace histeq::cuda

@@ -48,14 +48,6 @@ class DeviceEqualizer {
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
                        cudaStream_t stream);
 
-  // The same frame as three steps on row bands, for a caller that overlaps the frame's
-  // transfers with its kernels (StreamRing): count() every band, then build_lut() once, then
-  // map() every band, each step ordered after the previous one's on whatever streams it uses.
-  // These are the separate kernels of `config`; its fusion is ignored.
-  cudaError_t count(const DevicePlane &band, KernelConfig config, cudaStream_t stream);
-  cudaError_t build_lut(OutputRange range, KernelConfig config, cudaStream_t stream);
-  cudaError_t map(const DevicePlane &band, KernelConfig config, cudaStream_t stream);
-
   // The LUT of the last frame (device memory; valid once the stream reached it).
   const std::uint8_t *d_lut() const { return d_lut_; }
 

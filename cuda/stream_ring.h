@@ -13,12 +13,6 @@
 //
 // Only the luma plane crosses PCIe. Pinned src/dst are copied by DMA directly; pageable ones
 // are staged through the slot's pinned buffers (a CPU copy each way).
-//
-// A frame of several MiB also moves through its slot in row bands (row_bands()), on three
-// streams: the histogram counts band k while band k+1 is still uploading, and band k downloads
-// while band k+1 is mapped. Between a frame's last upload and its first download there is then
-// one band's work instead of the whole frame's, which is what keeps both PCIe directions busy
-// at depth 2. Banded frames use the separate kernels of the ring's config.
 
 #include <cstddef>
 #include <cstdint>
@@ -43,16 +37,9 @@ struct HostFrame {
   std::uint64_t tag = 0;  // handed back by wait()
 };
 
-// How many row bands (1..StreamRing::kMaxBands) the ring moves a frame of this size in.
-int row_bands(int width, int height);
-
 class StreamRing {
  public:
   static constexpr int kMaxDepth = 8;
-  static constexpr int kMaxBands = 4;
-  // A frame is banded once each band would still be at least this large: smaller copies and
-  // launches would cost more in fixed overhead than the overlap wins.
-  static constexpr std::size_t kMinBandBytes = 1000 * 1000;
 
   StreamRing();
   ~StreamRing();  // waits for frames in flight and drops them
@@ -76,11 +63,6 @@ class StreamRing {
  private:
   struct Slot;
   cudaError_t prepare(Slot &slot, const HostFrame &frame);
-  cudaError_t enqueue_whole(Slot &slot, const HostFrame &frame, const std::uint8_t *upload,
-                            std::size_t upload_pitch, std::uint8_t *download,
-                            std::size_t download_pitch);
-  cudaError_t enqueue_banded(Slot &slot, const HostFrame &frame, int bands, bool stage_in,
-                             std::uint8_t *download, std::size_t download_pitch);
 
   std::vector<std::unique_ptr<Slot>> slots_;
   KernelConfig config_;
