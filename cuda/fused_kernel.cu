@@ -61,12 +61,12 @@ __global__ void __launch_bounds__(kBlock)
     c = int(i - (long long)y * items.per_row);
     return plane.data + (std::size_t)y * plane.pitch;
   };
-  auto count_item = [&](long long i, uint4 *keep) {
+  // `loaded` holds the item's chunk when the caller loaded it already.
+  auto count_item = [&](long long i, const uint4 *loaded) {
     int c;
     const std::uint8_t *row = row_of(i, c);
     if (c < items.chunks) {
-      const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
-      if (keep) *keep = v;
+      const uint4 v = loaded ? *loaded : *reinterpret_cast<const uint4 *>(row + c * 16);
       if constexpr (kWarpVote) {
         count_chunk_voted(mine, v);
       } else {
@@ -87,6 +87,15 @@ __global__ void __launch_bounds__(kBlock)
     }
   };
 
+  // Every cached chunk is loaded before any is counted: the loads then overlap in flight instead
+  // of each waiting behind the previous chunk's shared atomics.
+#pragma unroll
+  for (int k = 0; k < kCached; ++k) {
+    const long long i = first + k * stride;
+    int c = 0;
+    const std::uint8_t *row = i < items.count ? row_of(i, c) : nullptr;
+    if (row && c < items.chunks) cached[k] = *reinterpret_cast<const uint4 *>(row + c * 16);
+  }
 #pragma unroll
   for (int k = 0; k < kCached; ++k) {
     const long long i = first + k * stride;
