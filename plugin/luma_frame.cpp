@@ -15,13 +15,32 @@ histeq::OutputRange histeq_output_range(const GstVideoInfo *info) {
                                                                  : histeq::full_range(8);
 }
 
+// gst_video_frame_map() refuses such a meta with a g_return_val_if_fail critical; checked here
+// first, it becomes an ordinary error message.
+static bool histeq_meta_contradicts_caps(const GstVideoMeta *meta, const GstVideoInfo *info) {
+  return meta && (meta->format != GST_VIDEO_INFO_FORMAT(info) ||
+                  int(meta->width) < GST_VIDEO_INFO_WIDTH(info) ||
+                  int(meta->height) < GST_VIDEO_INFO_HEIGHT(info) ||
+                  meta->n_planes != GST_VIDEO_INFO_N_PLANES(info));
+}
+
 gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
                           GstVideoFrame *frame) {
+  const GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+  const gchar *format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info));
+  if (histeq_meta_contradicts_caps(meta, info)) {
+    GST_ELEMENT_ERROR(element, STREAM, FORMAT,
+                      ("The video buffer's metadata describes a %ux%u %s frame, but the caps say "
+                       "%dx%d %s.",
+                       meta->width, meta->height, gst_video_format_to_string(meta->format),
+                       GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info), format),
+                      ("GstVideoMeta on buffer %" GST_PTR_FORMAT, buffer));
+    return FALSE;
+  }
   if (gst_video_frame_map(frame, info, buffer, GstMapFlags(GST_MAP_READWRITE))) return TRUE;
 
   const gsize size = gst_buffer_get_size(buffer);
-  const gchar *format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info));
-  if (!gst_buffer_get_video_meta(buffer) && size < GST_VIDEO_INFO_SIZE(info)) {
+  if (!meta && size < GST_VIDEO_INFO_SIZE(info)) {
     GST_ELEMENT_ERROR(element, STREAM, FORMAT,
                       ("The video buffer is smaller than its caps say: %" G_GSIZE_FORMAT
                        " bytes, but a %dx%d %s frame needs %" G_GSIZE_FORMAT " bytes.",

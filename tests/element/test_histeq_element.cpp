@@ -278,6 +278,37 @@ TEST_F(BadBuffer, VideoMetaReachingPastTheMemoryIsAnError) {
       << posted.text();
 }
 
+// GLib criticals from any library, counted while a test runs.
+class CriticalCounter {
+ public:
+  CriticalCounter() { previous_ = g_log_set_default_handler(count, this); }
+  ~CriticalCounter() { g_log_set_default_handler(previous_, nullptr); }
+  int criticals = 0;
+
+ private:
+  static void count(const gchar *, GLogLevelFlags level, const gchar *, gpointer self) {
+    if (level & (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING))
+      ++static_cast<CriticalCounter *>(self)->criticals;
+  }
+  GLogFunc previous_;
+};
+
+TEST_F(BadBuffer, VideoMetaContradictingTheCapsIsAnErrorNotACritical) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+  harness.set_caps(info);
+  GstBuffer *input = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  gst_buffer_add_video_meta(input, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_NV12, 32, 24);
+  const CriticalCounter counter;
+  EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
+  EXPECT_EQ(counter.criticals, 0);
+  const PostedError posted(bus);
+  ASSERT_NE(posted.error, nullptr);
+  EXPECT_TRUE(g_error_matches(posted.error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
+  EXPECT_NE(posted.text().find("describes a 32x24 NV12 frame, but the caps say 64x48 NV12"),
+            std::string::npos)
+      << posted.text();
+}
+
 TEST(HistEqElement, UnsupportedCapsAreRefused) {
   Harness harness("histeq");
   // A supported format is accepted, so a refusal below is about the format alone.
