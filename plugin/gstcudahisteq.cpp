@@ -81,6 +81,16 @@ static void gst_cuda_hist_eq_drop_pending(GstCudaHistEq *self) {
 
 static GstFlowReturn gst_cuda_hist_eq_cuda_error(GstCudaHistEq *self, const char *call,
                                                  cudaError_t status) {
+  if (status == cudaErrorMemoryAllocation) {
+    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
+    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
+                      ("CUDA device %d has no memory left for %u frames of %dx%d in flight; free "
+                       "GPU memory or lower the depth property.",
+                       self->state->device, self->state->settings.depth, GST_VIDEO_INFO_WIDTH(info),
+                       GST_VIDEO_INFO_HEIGHT(info)),
+                      ("%s returned %s", call, cudaGetErrorName(status)));
+    return GST_FLOW_ERROR;
+  }
   GST_ELEMENT_ERROR(
       self, RESOURCE, FAILED,
       ("The GPU failed while equalizing a frame (CUDA error: %s).", cudaGetErrorString(status)),
@@ -289,7 +299,9 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
 }
 
 // Offers upstream a pool of page-locked buffers (with GstVideoMeta), enough for the frames in
-// flight plus the ones being filled, so frames are DMA'd without a staging copy.
+// flight plus the ones being filled, so frames are DMA'd without a staging copy. It has no
+// maximum: the element works in place, so these buffers travel on downstream, where an encoder
+// may hold dozens of them, and a cap would stall upstream.
 // Not chained up: the parent would forward the query downstream before negotiation, or put its
 // own system-memory pool first.
 static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, GstQuery *,

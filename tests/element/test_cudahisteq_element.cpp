@@ -6,6 +6,7 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
+#include <gst/app/gstappsink.h>
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
@@ -291,6 +292,201 @@ TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
   gst_query_unref(query);
   gst_harness_teardown(h);
 }
+
+TEST(CudaHistEqElement, GapsTimestampsFlagsAndMetasPassThroughInOrder) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = harness("cudahisteq depth=3");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(9);
+  GstCaps *reference = gst_caps_from_string("timestamp/x-test");
+  std::vector<GstBuffer *> inputs;
+  for (int i = 0; i < 5; ++i) {
+    // Frame 1 is a GAP with content, frame 3 an empty GAP, as demuxers send them.
+    GstBuffer *buffer = i == 3 ? gst_buffer_new() : natural_frame(info, rng);
+    if (i == 1 || i == 3) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_GAP);
+    if (i == 0) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DISCONT);
+    GST_BUFFER_PTS(buffer) = GST_BUFFER_DTS(buffer) = GstClockTime(i) * GST_SECOND / 30;
+    GST_BUFFER_DURATION(buffer) = GST_SECOND / 30;
+    GST_BUFFER_OFFSET(buffer) = guint64(i);
+    gst_buffer_add_reference_timestamp_meta(buffer, reference, 1000u * guint64(i),
+                                            GST_CLOCK_TIME_NONE);
+    inputs.push_back(gst_buffer_copy_deep(buffer));
+    ASSERT_EQ(gst_harness_push(h, buffer), GST_FLOW_OK);
+  }
+  gst_harness_push_event(h, gst_event_new_eos());
+  ASSERT_EQ(gst_harness_buffers_received(h), inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    GstBuffer *out = gst_harness_pull(h);
+    GstBuffer *in = inputs[i];
+    EXPECT_EQ(GST_BUFFER_PTS(out), GST_BUFFER_PTS(in)) << i;
+    EXPECT_EQ(GST_BUFFER_DTS(out), GST_BUFFER_DTS(in)) << i;
+    EXPECT_EQ(GST_BUFFER_DURATION(out), GST_BUFFER_DURATION(in)) << i;
+    EXPECT_EQ(GST_BUFFER_OFFSET(out), GST_BUFFER_OFFSET(in)) << i;
+    EXPECT_EQ(GST_BUFFER_FLAGS(out) & (GST_BUFFER_FLAG_GAP | GST_BUFFER_FLAG_DISCONT),
+              GST_BUFFER_FLAGS(in) & (GST_BUFFER_FLAG_GAP | GST_BUFFER_FLAG_DISCONT))
+        << i;
+    const GstReferenceTimestampMeta *meta = gst_buffer_get_reference_timestamp_meta(out, reference);
+    ASSERT_NE(meta, nullptr) << i;
+    EXPECT_EQ(meta->timestamp, 1000u * guint64(i));
+    if (GST_BUFFER_FLAG_IS_SET(in, GST_BUFFER_FLAG_GAP)) {
+      EXPECT_EQ(gst_buffer_get_size(out), gst_buffer_get_size(in)) << i;
+      if (gst_buffer_get_size(in)) {
+        EXPECT_EQ(visible_planes(info, out), visible_planes(info, in)) << i;
+      }
+    } else {
+      const auto before = visible_planes(info, in);
+      const auto after = visible_planes(info, out);
+      EXPECT_EQ(after[0], core_equalized_luma(before[0], 320, 240, histeq::full_range(8))) << i;
+      EXPECT_EQ(after[1], before[1]) << i;
+    }
+    gst_buffer_unref(out);
+  }
+  unref_all(inputs);
+  gst_caps_unref(reference);
+  gst_harness_teardown(h);
+}
+
+// Device memory held while it lives: as much as cudaMalloc gives, down to 1 MiB pieces.
+class DeviceMemoryHog {
+ public:
+  DeviceMemoryHog() {
+    for (std::size_t piece = std::size_t(1) << 30; piece >= (std::size_t(1) << 20); piece /= 2) {
+      void *p = nullptr;
+      while (cudaMalloc(&p, piece) == cudaSuccess) pieces_.push_back(p);
+    }
+    cudaGetLastError();  // the final refusal is expected, not an error of a later call
+  }
+  ~DeviceMemoryHog() {
+    for (void *p : pieces_) cudaFree(p);
+  }
+
+ private:
+  std::vector<void *> pieces_;
+};
+
+// Its own suite: compute-sanitizer (scripts/gpu-check.sh) reports every refused cudaMalloc,
+// which is this test's point, so it runs outside the sanitizer's CudaHistEqElement.* filter.
+TEST(CudaHistEqOutOfMemory, MidStreamIsAClearErrorAndNothingHangs) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  GstHarness *h = harness("cudahisteq depth=2");
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  const GstVideoInfo small = video_info(GST_VIDEO_FORMAT_GRAY8, 64, 64);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&small));
+  std::mt19937 rng(10);
+  ASSERT_EQ(gst_harness_push(h, natural_frame(small, rng)), GST_FLOW_OK);
+  {
+    const DeviceMemoryHog hog;
+    // The caps change drains the small frame; the large one needs a new device plane.
+    const GstVideoInfo large = video_info(GST_VIDEO_FORMAT_GRAY8, 3840, 2160);
+    gst_harness_set_src_caps(h, gst_video_info_to_caps(&large));
+    EXPECT_EQ(gst_harness_push(h, natural_frame(large, rng)), GST_FLOW_ERROR);
+  }
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(message, nullptr);
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, GST_RESOURCE_ERROR_NO_SPACE_LEFT));
+  EXPECT_NE(std::string(error->message).find("has no memory left for 2 frames of 3840x2160"),
+            std::string::npos)
+      << error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  EXPECT_EQ(gst_harness_buffers_received(h), 1u) << "the frame before the failure came out";
+  gst_element_set_bus(h->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+
+namespace {
+
+struct PulledFrame {
+  GstClockTime pts;
+  std::vector<std::uint8_t> luma;
+};
+
+// Runs `videotestsrc ! caps ! ELEMENT ! appsink` to EOS and returns every frame's PTS and luma.
+// With seek_after > 0, a flushing seek to [1 s, 2 s) follows the first seek_after frames, and
+// only the frames after it are returned. `error` gets the first error message, if any.
+std::vector<PulledFrame> pull_frames(const std::string &element, int num_buffers, int seek_after,
+                                     std::string &error) {
+  const std::string description =
+      "videotestsrc pattern=ball" +
+      (num_buffers > 0 ? " num-buffers=" + std::to_string(num_buffers) : std::string()) +
+      " ! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 ! " + element +
+      " ! appsink name=sink sync=false max-buffers=4";
+  GstElement *pipeline = gst_parse_launch(description.c_str(), nullptr);
+  GstAppSink *sink = GST_APP_SINK(gst_bin_get_by_name(GST_BIN(pipeline), "sink"));
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  std::vector<PulledFrame> frames;
+  int pulled = 0;
+  while (GstSample *sample = gst_app_sink_try_pull_sample(sink, 10 * GST_SECOND)) {
+    GstVideoInfo info;
+    gst_video_info_from_caps(&info, gst_sample_get_caps(sample));
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    frames.push_back({GST_BUFFER_PTS(buffer), visible_planes(info, buffer)[0]});
+    gst_sample_unref(sample);
+    if (++pulled == seek_after) {
+      frames.clear();
+      gst_element_seek(pipeline, 1.0, GST_FORMAT_TIME,
+                       GstSeekFlags(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
+                       GST_SEEK_TYPE_SET, GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND);
+    }
+  }
+  GstBus *bus = gst_element_get_bus(pipeline);
+  if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+    GError *gerror = nullptr;
+    gst_message_parse_error(message, &gerror, nullptr);
+    error = gerror->message;
+    g_error_free(gerror);
+    gst_message_unref(message);
+  }
+  EXPECT_TRUE(gst_app_sink_is_eos(sink)) << element << ": no EOS within 10 s of the last frame";
+  gst_object_unref(bus);
+  gst_object_unref(sink);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return frames;
+}
+
+void expect_same_frames(const std::vector<PulledFrame> &gpu, const std::vector<PulledFrame> &cpu) {
+  ASSERT_EQ(gpu.size(), cpu.size());
+  for (std::size_t i = 0; i < gpu.size(); ++i) {
+    EXPECT_EQ(gpu[i].pts, cpu[i].pts) << "frame " << i;
+    EXPECT_TRUE(gpu[i].luma == cpu[i].luma) << "frame " << i << " differs from histeq's";
+  }
+}
+
+class RealPipeline : public ::testing::TestWithParam<guint> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+}  // namespace
+
+TEST_P(RealPipeline, EveryFrameOfAFiniteSourceComesOutAsHistEqMadeIt) {
+  std::string gpu_error, cpu_error;
+  const auto gpu = pull_frames("cudahisteq depth=" + std::to_string(GetParam()), 37, 0, gpu_error);
+  const auto cpu = pull_frames("histeq", 37, 0, cpu_error);
+  EXPECT_EQ(gpu_error, "");
+  ASSERT_EQ(gpu.size(), 37u) << "frames in = frames out, EOS arriving with frames in flight";
+  expect_same_frames(gpu, cpu);
+}
+
+TEST_P(RealPipeline, FlushingSeekMidStreamResumesAtTheTargetWithNothingStale) {
+  std::string gpu_error, cpu_error;
+  const auto gpu = pull_frames("cudahisteq depth=" + std::to_string(GetParam()), 0, 10, gpu_error);
+  const auto cpu = pull_frames("histeq", 0, 10, cpu_error);
+  EXPECT_EQ(gpu_error, "");
+  ASSERT_EQ(gpu.size(), 30u) << "the frames of [1 s, 2 s) at 30 fps";
+  for (std::size_t i = 0; i < gpu.size(); ++i)
+    EXPECT_EQ(gpu[i].pts, GST_SECOND + gst_util_uint64_scale_int(i, GST_SECOND, 30)) << i;
+  expect_same_frames(gpu, cpu);
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, RealPipeline, ::testing::Values(1u, 2u, 3u, 4u),
+                         [](const auto &info) { return "depth" + std::to_string(info.param); });
 
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
