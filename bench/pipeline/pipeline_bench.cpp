@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// histeq-pipeline-bench: frames per second of `SOURCE ! ELEMENT ! fakesink sync=false` at 1080p
+// histeq-pipeline-bench: frames per second of `appsrc ! ELEMENT ! fakesink sync=false` at 1080p
 // and 4K NV12, next to the PCIe floor of the same luma plane measured in the same run.
 //
-// The source is a GstHarness pushing from the streaming thread as appsrc would, cycling a
-// buffer pool of prepared natural frames: the element's own pinned pool (what it proposes in
-// the allocation query) or an ordinary system-memory video pool (an upstream that ignores the
-// proposal). Run on the GPU machine with the plugin on GST_PLUGIN_PATH:
+// The application pushes into appsrc from its own thread, cycling a buffer pool of prepared
+// natural frames: the element's own pinned pool (what it answers to the allocation query) or
+// an ordinary system-memory video pool (an upstream that ignores the proposal). Run on the GPU
+// machine with the plugin on GST_PLUGIN_PATH:
 //   histeq-pipeline-bench [--frames N]
 #include <chrono>
 #include <cstdio>
@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include <gst/check/gstharness.h>
+#include <gst/app/gstappsrc.h>
 #include <gst/video/video.h>
 
 #include "floors.h"
@@ -25,30 +25,35 @@ namespace {
 
 enum class Source { kPinnedPool, kSystemPool };
 
-// Enough buffers for every frame in flight plus the one being pushed, so the pool recycles
-// prepared frames instead of allocating new ones.
+// More than appsrc's queue, the frames in flight and the one being pushed together, so the
+// pool recycles prepared frames instead of allocating new ones.
 constexpr guint kPrepared = 12;
+constexpr guint kQueued = 4;  // appsrc max-buffers: pushing blocks beyond this
 
-// A pool for `caps`: the one the pipeline proposes (pinned) or a plain system-memory one.
-GstBufferPool *make_pool(GstHarness *h, GstCaps *caps, const GstVideoInfo &info, Source source) {
+// The pool the element proposes. GstBaseTransform answers the allocation query only once it
+// has negotiated, which it completes on its first buffer: push one ordinary frame first.
+GstBufferPool *proposed_pool(GstAppSrc *appsrc, GstCaps *caps, const GstVideoInfo &info) {
+  gst_app_src_push_buffer(appsrc,
+                          gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr));
+  GstPad *pad = gst_element_get_static_pad(GST_ELEMENT(appsrc), "src");
   GstBufferPool *pool = nullptr;
-  if (source == Source::kPinnedPool) {
-    // GstBaseTransform answers the allocation query only once it has negotiated, which it
-    // completes on the first buffer: push one ordinary frame first.
-    gst_harness_push(h, gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr));
+  for (int attempt = 0; attempt < 5000 && !pool; ++attempt) {
     GstQuery *query = gst_query_new_allocation(caps, TRUE);
-    if (gst_pad_peer_query(h->srcpad, query) && gst_query_get_n_allocation_pools(query) > 0)
+    if (gst_pad_peer_query(pad, query) && gst_query_get_n_allocation_pools(query) > 0)
       gst_query_parse_nth_allocation_pool(query, 0, &pool, nullptr, nullptr, nullptr);
     gst_query_unref(query);
-    if (!pool) return nullptr;
-  } else {
-    pool = gst_video_buffer_pool_new();
-    GstStructure *config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), kPrepared,
-                                      0);
-    gst_buffer_pool_set_config(pool, config);
+    if (!pool) g_usleep(1000);
   }
-  return gst_buffer_pool_set_active(pool, TRUE) ? pool : nullptr;
+  gst_object_unref(pad);
+  return pool;
+}
+
+GstBufferPool *system_pool(GstCaps *caps, const GstVideoInfo &info) {
+  GstBufferPool *pool = gst_video_buffer_pool_new();
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), kPrepared, 0);
+  gst_buffer_pool_set_config(pool, config);
+  return pool;
 }
 
 // Fills kPrepared of the pool's buffers once with a low-contrast gradient plus noise.
@@ -73,40 +78,57 @@ void prefill(GstBufferPool *pool, const GstVideoInfo &info) {
   for (GstBuffer *b : all) gst_buffer_unref(b);
 }
 
-// Frames per second through `element ! fakesink sync=false`, or a negative value on failure.
+// Frames per second through `appsrc ! element ! fakesink sync=false`, from the first timed push
+// to the EOS message (so the frames in flight are drained and counted), or negative on failure.
 double run(const std::string &element, const GstVideoInfo &info, Source source, int frames) {
-  GstHarness *h = gst_harness_new_parse((element + " ! fakesink sync=false").c_str());
+  const std::string description =
+      "appsrc name=src format=time block=true max-bytes=0 "
+      "max-buffers=" +
+      std::to_string(kQueued) + " ! " + element + " ! fakesink sync=false";
+  GstElement *pipeline = gst_parse_launch(description.c_str(), nullptr);
+  if (!pipeline) return -1;
+  GstAppSrc *appsrc = GST_APP_SRC(gst_bin_get_by_name(GST_BIN(pipeline), "src"));
   GstCaps *caps = gst_video_info_to_caps(&info);
-  gst_harness_set_src_caps(h, gst_caps_ref(caps));
-  GstBufferPool *pool = make_pool(h, caps, info, source);
+  gst_app_src_set_caps(appsrc, caps);
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+
+  GstBufferPool *pool =
+      source == Source::kPinnedPool ? proposed_pool(appsrc, caps, info) : system_pool(caps, info);
   gst_caps_unref(caps);
-  if (!pool) {
+  double fps = -1;
+  if (pool && gst_buffer_pool_set_active(pool, TRUE)) {
+    prefill(pool, info);
+    const int warmup = 20;
+    std::chrono::steady_clock::time_point start;
+    int pushed = 0;
+    for (; pushed < warmup + frames; ++pushed) {
+      if (pushed == warmup) start = std::chrono::steady_clock::now();
+      GstBuffer *buffer = nullptr;
+      if (gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr) != GST_FLOW_OK) break;
+      GST_BUFFER_PTS(buffer) = GstClockTime(pushed) * GST_SECOND / 30;
+      GST_BUFFER_DURATION(buffer) = GST_SECOND / 30;
+      if (gst_app_src_push_buffer(appsrc, buffer) != GST_FLOW_OK) break;
+    }
+    gst_app_src_end_of_stream(appsrc);
+    GstBus *bus = gst_element_get_bus(pipeline);
+    GstMessage *message = gst_bus_timed_pop_filtered(
+        bus, 60 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+    if (message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS && pushed == warmup + frames)
+      fps =
+          frames / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (message) gst_message_unref(message);
+    gst_object_unref(bus);
+  } else {
     std::fprintf(stderr, "%s: no %s pool\n", element.c_str(),
                  source == Source::kPinnedPool ? "pinned" : "system");
-    gst_harness_teardown(h);
-    return -1;
   }
-  prefill(pool, info);
-  const int warmup = 20;
-  double fps = -1;
-  std::chrono::steady_clock::time_point start;
-  for (int i = 0; i < warmup + frames; ++i) {
-    if (i == warmup) start = std::chrono::steady_clock::now();
-    GstBuffer *buffer = nullptr;
-    if (gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr) != GST_FLOW_OK) break;
-    GST_BUFFER_PTS(buffer) = GstClockTime(i) * GST_SECOND / 30;
-    GST_BUFFER_DURATION(buffer) = GST_SECOND / 30;
-    if (gst_harness_push(h, buffer) != GST_FLOW_OK) break;
-    if (i + 1 == warmup + frames) {
-      gst_harness_push_event(h, gst_event_new_eos());  // drains the frames in flight
-      const double s =
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      fps = frames / s;
-    }
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  if (pool) {
+    gst_buffer_pool_set_active(pool, FALSE);
+    gst_object_unref(pool);
   }
-  gst_buffer_pool_set_active(pool, FALSE);
-  gst_object_unref(pool);
-  gst_harness_teardown(h);
+  gst_object_unref(appsrc);
+  gst_object_unref(pipeline);
   return fps;
 }
 
