@@ -56,11 +56,25 @@ GstHarness *harness(const std::string &element) {
 std::vector<GstBuffer *> run_frames(const std::string &element, const GstVideoInfo &info,
                                     const std::vector<GstBuffer *> &frames) {
   GstHarness *h = harness(element);
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  for (GstBuffer *frame : frames) gst_harness_push(h, gst_buffer_copy_deep(frame));
-  gst_harness_push_event(h, gst_event_new_eos());
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    const GstFlowReturn ret = gst_harness_push(h, gst_buffer_copy_deep(frames[i]));
+    EXPECT_EQ(ret, GST_FLOW_OK) << element << ": push of frame " << i;
+  }
+  EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_eos())) << element;
   std::vector<GstBuffer *> out;
   while (GstBuffer *buffer = gst_harness_try_pull(h)) out.push_back(buffer);
+  while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
+    GError *error = nullptr;
+    gst_message_parse_error(message, &error, nullptr);
+    ADD_FAILURE() << element << " posted an error: " << error->message;
+    g_error_free(error);
+    gst_message_unref(message);
+  }
+  gst_element_set_bus(h->element, nullptr);
+  gst_object_unref(bus);
   gst_harness_teardown(h);
   return out;
 }
