@@ -9,8 +9,12 @@
 #include <memory>
 
 #include <cuda_runtime_api.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
 
 #include "cuda_enums.h"
+#include "cuda_memory_frames.h"
 #include "luma_frame.h"
 #include "pinned_allocator.h"
 #include "stream_ring.h"
@@ -48,6 +52,8 @@ struct CudaHistEqState {
   std::deque<PendingFrame> pending;
   histeq::OutputRange range = histeq::full_range(8);
   GstAllocator *pinned = nullptr;  // offered upstream while started
+  bool cuda_caps = false;          // negotiated video/x-raw(memory:CUDAMemory)
+  CudaMemoryFrames cuda_frames;    // the zero-copy path, in the pipeline's CUDA context
 };
 
 }  // namespace
@@ -59,6 +65,9 @@ struct _GstCudaHistEq {
   Settings settings;
   guint active_depth;
   CudaHistEqState *state;
+  // The pipeline's GstCudaContext, shared with nvcodec elements through context queries and
+  // set_context (GStreamer's own locking of those; read by the streaming thread once found).
+  GstCudaContext *context;
 };
 
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_VIDEO_FILTER)
@@ -154,6 +163,9 @@ static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   gst_cuda_hist_eq_drop_pending(self);
   self->state->ring.reset();
+  self->state->cuda_frames.release();
+  self->state->cuda_caps = false;
+  gst_clear_object(&self->context);
   gst_clear_object(&self->state->pinned);
   GST_OBJECT_LOCK(self);
   self->active_depth = 0;
@@ -177,6 +189,48 @@ static GstFlowReturn gst_cuda_hist_eq_finish_oldest(GstCudaHistEq *self) {
   return GST_FLOW_OK;
 }
 
+// A frame in GstCudaMemory: equalized in place on the device, in the memory's own context,
+// after the ring's frames in flight (so frames leave in order).
+static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, GstBuffer *input) {
+  CudaHistEqState &state = *self->state;
+  GstCudaContext *owner = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(input, 0))->context;
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (owner != state.cuda_frames.context()) {
+    const guint device = histeq_cuda_context_device(owner);
+    if (state.settings.device_id >= 0 && guint(state.settings.device_id) != device) {
+      GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                        ("The frames are in the memory of CUDA device %u, but cudahisteq is set "
+                         "to device-id=%d. Set device-id=%u (or -1), or move the frames with "
+                         "cudadownload ! cudaupload between the two.",
+                         device, state.settings.device_id, device),
+                        ("GstCudaMemory of %" GST_PTR_FORMAT, owner));
+      ret = GST_FLOW_ERROR;
+    } else if (!state.cuda_frames.use_context(GST_ELEMENT(self), owner)) {
+      ret = GST_FLOW_ERROR;
+    }
+  }
+  if (ret == GST_FLOW_OK && state.ring && state.ring->in_flight() > 0) {
+    ret = gst_cuda_hist_eq_use_device(self);
+    while (ret == GST_FLOW_OK && state.ring->in_flight() > 0)
+      ret = gst_cuda_hist_eq_finish_oldest(self);
+  }
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref(input);
+    return ret;
+  }
+  PendingFrame pending;
+  pending.buffer = gst_buffer_make_writable(input);
+  ret = state.cuda_frames.equalize(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info,
+                                   pending.buffer, state.range, state.settings.kernels);
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref(pending.buffer);
+    return ret;
+  }
+  pending.done = true;
+  state.pending.push_back(pending);
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans, gboolean,
                                                           GstBuffer *input) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
@@ -188,6 +242,10 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     state.pending.push_back(pending);
     return GST_FLOW_OK;
   }
+  // CUDAMemory caps do not promise CUDA memory; anything else goes through the ring.
+  if (state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
+      gst_is_cuda_memory(gst_buffer_peek_memory(input, 0)))
+    return gst_cuda_hist_eq_submit_cuda_memory(self, input);
   GstFlowReturn ret = gst_cuda_hist_eq_use_device(self);
   if (ret == GST_FLOW_OK && state.ring->full()) ret = gst_cuda_hist_eq_finish_oldest(self);
   if (ret != GST_FLOW_OK) {
@@ -276,6 +334,9 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
 static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection direction,
                                        GstQuery *query) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
+      gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
+    return TRUE;
   if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->query(trans, direction, query))
     return FALSE;
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
@@ -312,13 +373,36 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   gboolean need_pool = FALSE;
   gst_query_parse_allocation(query, &caps, &need_pool);
   GstVideoInfo info;
-  if (!caps || !gst_video_info_from_caps(&info, caps) || !self->state->pinned) return TRUE;
+  if (!caps || !gst_video_info_from_caps(&info, caps)) return TRUE;
+  const guint buffers = self->state->settings.depth + 2;
+  if (gst_caps_features_contains(gst_caps_get_features(caps, 0),
+                                 GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
+    if (need_pool && self->context) {
+      GstBufferPool *pool = gst_cuda_buffer_pool_new(self->context);
+      GstStructure *config = gst_buffer_pool_get_config(pool);
+      gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers,
+                                        0);
+      gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+      guint size = 0;
+      if (gst_buffer_pool_set_config(pool, config)) {
+        // The CUDA pool pitches rows its own way and may grow the buffer size.
+        config = gst_buffer_pool_get_config(pool);
+        gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
+        gst_structure_free(config);
+        gst_query_add_allocation_pool(query, pool, size, buffers, 0);
+      } else {
+        GST_WARNING_OBJECT(self, "the CUDA buffer pool refused its configuration");
+      }
+      gst_object_unref(pool);
+    }
+    return TRUE;
+  }
+  if (!self->state->pinned) return TRUE;
 
   GstAllocationParams params;
   gst_allocation_params_init(&params);
   gst_query_add_allocation_param(query, self->state->pinned, &params);
   if (need_pool) {
-    const guint buffers = self->state->settings.depth + 2;
     GstBufferPool *pool = gst_video_buffer_pool_new();
     GstStructure *config = gst_buffer_pool_get_config(pool);
     gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
@@ -335,10 +419,34 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   return TRUE;
 }
 
-static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *, GstVideoInfo *in_info,
-                                          GstCaps *, GstVideoInfo *) {
-  GST_CUDA_HIST_EQ(filter)->state->range = histeq_output_range(in_info);
-  return TRUE;
+static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incaps,
+                                          GstVideoInfo *in_info, GstCaps *, GstVideoInfo *) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(filter);
+  CudaHistEqState &state = *self->state;
+  state.range = histeq_output_range(in_info);
+  state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
+                                               GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  if (!state.cuda_caps) return TRUE;
+  // Upstream's context when it has one (nvcodec elements answer the query), else our own.
+  if (!gst_cuda_ensure_element_context(GST_ELEMENT(self), state.settings.device_id,
+                                       &self->context)) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                      ("No CUDA context for device-id=%d, so frames in CUDA memory cannot be "
+                       "equalized.",
+                       state.settings.device_id),
+                      ("gst_cuda_ensure_element_context failed"));
+    return FALSE;
+  }
+  return state.cuda_frames.use_context(GST_ELEMENT(self), self->context);
+}
+
+static void gst_cuda_hist_eq_set_context(GstElement *element, GstContext *context) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(element);
+  GST_OBJECT_LOCK(self);
+  const gint device_id = self->settings.device_id;
+  GST_OBJECT_UNLOCK(self);
+  gst_cuda_handle_set_context(element, context, device_id, &self->context);
+  GST_ELEMENT_CLASS(gst_cuda_hist_eq_parent_class)->set_context(element, context);
 }
 
 static void gst_cuda_hist_eq_set_property(GObject *object, guint prop_id, const GValue *value,
@@ -392,7 +500,9 @@ static void gst_cuda_hist_eq_get_property(GObject *object, guint prop_id, GValue
 }
 
 static void gst_cuda_hist_eq_finalize(GObject *object) {
-  delete GST_CUDA_HIST_EQ(object)->state;
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(object);
+  delete self->state;
+  gst_clear_object(&self->context);
   G_OBJECT_CLASS(gst_cuda_hist_eq_parent_class)->finalize(object);
 }
 
@@ -433,7 +543,8 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
                         gst_cuda_hist_eq_scan_method_get_type(),
                         int(histeq::cuda::ScanMethod::kAuto), flags));
 
-  histeq_add_luma_pad_templates(element_class);
+  histeq_add_luma_pad_templates(element_class, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  element_class->set_context = gst_cuda_hist_eq_set_context;
   gst_element_class_set_static_metadata(
       element_class, "CUDA histogram equalization", "Filter/Effect/Video/Hardware",
       "Stretches the contrast of each frame by equalizing its luma histogram on an NVIDIA GPU, "

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "luma_frame.h"
 
-void histeq_add_luma_pad_templates(GstElementClass *element_class) {
+void histeq_add_luma_pad_templates(GstElementClass *element_class, const char *memory_feature) {
   GstCaps *caps = gst_caps_from_string(GST_VIDEO_CAPS_MAKE(HISTEQ_LUMA_FORMATS));
+  if (memory_feature) {
+    GstCaps *preferred = gst_caps_copy(caps);
+    gst_caps_set_features_simple(preferred, gst_caps_features_new(memory_feature, nullptr));
+    caps = gst_caps_merge(preferred, caps);
+  }
   gst_element_class_add_pad_template(
       element_class, gst_pad_template_new("sink", GST_PAD_SINK, GST_PAD_ALWAYS, caps));
   gst_element_class_add_pad_template(

@@ -12,8 +12,10 @@
 
 #define HISTEQ_LUMA_FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444 }"
 
-// The same raw-video sink and src templates, over HISTEQ_LUMA_FORMATS, for both elements.
-void histeq_add_luma_pad_templates(GstElementClass *element_class);
+// The same raw-video sink and src templates, over HISTEQ_LUMA_FORMATS, for both elements; with
+// `memory_feature` (e.g. "memory:CUDAMemory") those caps come first, then system memory's.
+void histeq_add_luma_pad_templates(GstElementClass *element_class,
+                                   const char *memory_feature = nullptr);
 
 // Limited-range video (colorimetry range 16_235) stays inside 16..235; anything else is full.
 histeq::OutputRange histeq_output_range(const GstVideoInfo *info);

@@ -6,11 +6,11 @@
 #include <vector>
 
 #include <cuda_runtime_api.h>
-#include <gst/app/gstappsink.h>
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.h"
+#include "pipeline_frames.h"
 #include "video_frames.h"
 
 namespace {
@@ -415,63 +415,6 @@ TEST(CudaHistEqOutOfMemory, MidStreamIsAClearErrorAndNothingHangs) {
 
 namespace {
 
-struct PulledFrame {
-  GstClockTime pts;
-  std::vector<std::uint8_t> luma;
-};
-
-// Runs `videotestsrc ! caps ! ELEMENT ! appsink` to EOS and returns every frame's PTS and luma.
-// With seek_after > 0, a flushing seek to [1 s, 2 s) follows the first seek_after frames, and
-// only the frames after it are returned. `error` gets the first error message, if any.
-std::vector<PulledFrame> pull_frames(const std::string &element, int num_buffers, int seek_after,
-                                     std::string &error) {
-  const std::string description =
-      "videotestsrc pattern=ball" +
-      (num_buffers > 0 ? " num-buffers=" + std::to_string(num_buffers) : std::string()) +
-      " ! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1 ! " + element +
-      " ! appsink name=sink sync=false max-buffers=4";
-  GstElement *pipeline = gst_parse_launch(description.c_str(), nullptr);
-  GstAppSink *sink = GST_APP_SINK(gst_bin_get_by_name(GST_BIN(pipeline), "sink"));
-  gst_element_set_state(pipeline, GST_STATE_PLAYING);
-  std::vector<PulledFrame> frames;
-  int pulled = 0;
-  while (GstSample *sample = gst_app_sink_try_pull_sample(sink, 10 * GST_SECOND)) {
-    GstVideoInfo info;
-    gst_video_info_from_caps(&info, gst_sample_get_caps(sample));
-    GstBuffer *buffer = gst_sample_get_buffer(sample);
-    frames.push_back({GST_BUFFER_PTS(buffer), visible_planes(info, buffer)[0]});
-    gst_sample_unref(sample);
-    if (++pulled == seek_after) {
-      frames.clear();
-      gst_element_seek(pipeline, 1.0, GST_FORMAT_TIME,
-                       GstSeekFlags(GST_SEEK_FLAG_FLUSH | GST_SEEK_FLAG_ACCURATE),
-                       GST_SEEK_TYPE_SET, GST_SECOND, GST_SEEK_TYPE_SET, 2 * GST_SECOND);
-    }
-  }
-  GstBus *bus = gst_element_get_bus(pipeline);
-  if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-    GError *gerror = nullptr;
-    gst_message_parse_error(message, &gerror, nullptr);
-    error = gerror->message;
-    g_error_free(gerror);
-    gst_message_unref(message);
-  }
-  EXPECT_TRUE(gst_app_sink_is_eos(sink)) << element << ": no EOS within 10 s of the last frame";
-  gst_object_unref(bus);
-  gst_object_unref(sink);
-  gst_element_set_state(pipeline, GST_STATE_NULL);
-  gst_object_unref(pipeline);
-  return frames;
-}
-
-void expect_same_frames(const std::vector<PulledFrame> &gpu, const std::vector<PulledFrame> &cpu) {
-  ASSERT_EQ(gpu.size(), cpu.size());
-  for (std::size_t i = 0; i < gpu.size(); ++i) {
-    EXPECT_EQ(gpu[i].pts, cpu[i].pts) << "frame " << i;
-    EXPECT_TRUE(gpu[i].luma == cpu[i].luma) << "frame " << i << " differs from histeq's";
-  }
-}
-
 class RealPipeline : public ::testing::TestWithParam<guint> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
@@ -480,23 +423,23 @@ class RealPipeline : public ::testing::TestWithParam<guint> {
 }  // namespace
 
 TEST_P(RealPipeline, EveryFrameOfAFiniteSourceComesOutAsHistEqMadeIt) {
-  std::string gpu_error, cpu_error;
-  const auto gpu = pull_frames("cudahisteq depth=" + std::to_string(GetParam()), 37, 0, gpu_error);
-  const auto cpu = pull_frames("histeq", 37, 0, cpu_error);
-  EXPECT_EQ(gpu_error, "");
-  ASSERT_EQ(gpu.size(), 37u) << "frames in = frames out, EOS arriving with frames in flight";
-  expect_same_frames(gpu, cpu);
+  const auto gpu = pull_frames(test_scene(37), "cudahisteq depth=" + std::to_string(GetParam()));
+  const auto cpu = pull_frames(test_scene(37), "histeq");
+  EXPECT_EQ(gpu.error, "");
+  EXPECT_TRUE(gpu.eos);
+  ASSERT_EQ(gpu.frames.size(), 37u) << "frames in = frames out, EOS arriving with frames in flight";
+  expect_same_frames(gpu.frames, cpu.frames);
 }
 
 TEST_P(RealPipeline, FlushingSeekMidStreamResumesAtTheTargetWithNothingStale) {
-  std::string gpu_error, cpu_error;
-  const auto gpu = pull_frames("cudahisteq depth=" + std::to_string(GetParam()), 0, 10, gpu_error);
-  const auto cpu = pull_frames("histeq", 0, 10, cpu_error);
-  EXPECT_EQ(gpu_error, "");
-  ASSERT_EQ(gpu.size(), 30u) << "the frames of [1 s, 2 s) at 30 fps";
-  for (std::size_t i = 0; i < gpu.size(); ++i)
-    EXPECT_EQ(gpu[i].pts, GST_SECOND + gst_util_uint64_scale_int(i, GST_SECOND, 30)) << i;
-  expect_same_frames(gpu, cpu);
+  const auto gpu = pull_frames(test_scene(0), "cudahisteq depth=" + std::to_string(GetParam()), 10);
+  const auto cpu = pull_frames(test_scene(0), "histeq", 10);
+  EXPECT_EQ(gpu.error, "");
+  EXPECT_TRUE(gpu.eos);
+  ASSERT_EQ(gpu.frames.size(), 30u) << "the frames of [1 s, 2 s) at 30 fps";
+  for (std::size_t i = 0; i < gpu.frames.size(); ++i)
+    EXPECT_EQ(gpu.frames[i].pts, GST_SECOND + gst_util_uint64_scale_int(i, GST_SECOND, 30)) << i;
+  expect_same_frames(gpu.frames, cpu.frames);
 }
 
 INSTANTIATE_TEST_SUITE_P(Depths, RealPipeline, ::testing::Values(1u, 2u, 3u, 4u),

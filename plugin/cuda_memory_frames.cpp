@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cuda_memory_frames.h"
+
+#include <cuda_runtime_api.h>
+#include <gst/cuda/gstcudamemory.h>
+
+#include "device_equalizer.h"
+
+namespace {
+
+// Pushes `context` on this thread for the scope's CUDA runtime calls.
+class ContextScope {
+ public:
+  explicit ContextScope(GstCudaContext *context) : pushed_(gst_cuda_context_push(context)) {}
+  ~ContextScope() {
+    if (pushed_) gst_cuda_context_pop(nullptr);
+  }
+  bool pushed() const { return pushed_; }
+
+ private:
+  bool pushed_;
+};
+
+GstFlowReturn cuda_failed(GstElement *element, const char *call, cudaError_t status) {
+  GST_ELEMENT_ERROR(element, RESOURCE, FAILED,
+                    ("The GPU failed while equalizing a frame in CUDA memory (CUDA error: %s).",
+                     cudaGetErrorString(status)),
+                    ("%s returned %s", call, cudaGetErrorName(status)));
+  return GST_FLOW_ERROR;
+}
+
+}  // namespace
+
+// Everything here belongs to context_ and is created and destroyed with it pushed.
+struct CudaMemoryFrames::Scratch {
+  cudaStream_t stream = nullptr;
+  histeq::cuda::DeviceEqualizer equalizer;
+};
+
+guint histeq_cuda_context_device(GstCudaContext *context) {
+  guint device = 0;
+  g_object_get(context, "cuda-device-id", &device, nullptr);
+  return device;
+}
+
+CudaMemoryFrames::CudaMemoryFrames() = default;
+
+CudaMemoryFrames::~CudaMemoryFrames() {
+  release();
+}
+
+void CudaMemoryFrames::release() {
+  if (!context_) return;
+  {
+    const ContextScope scope(context_);
+    if (scratch_ && scratch_->stream) {
+      cudaStreamSynchronize(scratch_->stream);
+      cudaStreamDestroy(scratch_->stream);
+    }
+    scratch_.reset();
+  }
+  gst_clear_object(&context_);
+}
+
+gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *context) {
+  if (context == context_ && scratch_) return TRUE;
+  release();
+  context_ = GST_CUDA_CONTEXT(gst_object_ref(context));
+  const ContextScope scope(context_);
+  auto scratch = std::make_unique<Scratch>();
+  cudaError_t status = scope.pushed() ? cudaSuccess : cudaErrorDeviceUninitialized;
+  if (status == cudaSuccess)
+    status = cudaStreamCreateWithFlags(&scratch->stream, cudaStreamNonBlocking);
+  if (status == cudaSuccess) status = scratch->equalizer.init(0);
+  if (status != cudaSuccess) {
+    GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ_WRITE,
+                      ("Could not set up cudahisteq in the pipeline's CUDA context on device %u "
+                       "(%s).",
+                       histeq_cuda_context_device(context_), cudaGetErrorString(status)),
+                      ("%s", cudaGetErrorName(status)));
+    if (scratch->stream) cudaStreamDestroy(scratch->stream);
+    return FALSE;
+  }
+  scratch_ = std::move(scratch);
+  return TRUE;
+}
+
+GstFlowReturn CudaMemoryFrames::equalize(GstElement *element, const GstVideoInfo *info,
+                                         GstBuffer *buffer, histeq::OutputRange range,
+                                         histeq::cuda::KernelConfig kernels) {
+  const ContextScope scope(context_);
+  if (!scope.pushed())
+    return cuda_failed(element, "gst_cuda_context_push", cudaErrorDeviceUninitialized);
+  GstVideoFrame frame;
+  if (!gst_video_frame_map(&frame, info, buffer, GstMapFlags(GST_MAP_READWRITE | GST_MAP_CUDA))) {
+    GST_ELEMENT_ERROR(element, STREAM, FORMAT,
+                      ("A frame in CUDA memory could not be mapped on the device as %dx%d %s.",
+                       GST_VIDEO_INFO_WIDTH(info), GST_VIDEO_INFO_HEIGHT(info),
+                       gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info))),
+                      ("gst_video_frame_map(GST_MAP_CUDA) failed on %" GST_PTR_FORMAT, buffer));
+    return GST_FLOW_ERROR;
+  }
+  const histeq::cuda::DevicePlane luma{
+      static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
+      GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0), GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0),
+      std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
+  cudaError_t status = scratch_->equalizer.equalize(luma, range, kernels, scratch_->stream);
+  const char *call = "DeviceEqualizer::equalize";
+  if (status == cudaSuccess) {
+    status = cudaStreamSynchronize(scratch_->stream);
+    call = "cudaStreamSynchronize";
+  }
+  gst_video_frame_unmap(&frame);
+  return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, call, status);
+}

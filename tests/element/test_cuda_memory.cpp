@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// cudahisteq on video/x-raw(memory:CUDAMemory): frames from nvcodec's cudaupload and nvh264dec
+// are equalized in their own device memory. Without a CUDA device (CI) only the advertised caps
+// are checked.
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <tuple>
+
+#include <cuda_runtime_api.h>
+#include <glib/gstdio.h>
+#include <gst/check/gstharness.h>
+#include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudamemory.h>
+#include <gst/cuda/gstcudautils.h>
+#include <gtest/gtest.h>
+
+#include "gpu_test_support.h"
+#include "pipeline_frames.h"
+#include "video_frames.h"
+
+namespace {
+
+bool have_elements(std::initializer_list<const char *> names, std::string &missing) {
+  for (const char *name : names) {
+    GstElementFactory *factory = gst_element_factory_find(name);
+    if (!factory) {
+      missing = name;
+      return false;
+    }
+    gst_object_unref(factory);
+  }
+  return true;
+}
+
+class CudaMemory : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    std::string missing;
+    if (!have_elements({"cudaupload", "cudadownload"}, missing))
+      GTEST_SKIP() << "GStreamer's nvcodec plugin (" << missing << ") is not installed";
+  }
+};
+
+int cuda_devices() {
+  int count = 0;
+  return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
+}
+
+// Runs `description` to EOS (or error); returns the error text, "" on success.
+std::string run_to_eos(const std::string &description) {
+  GstElement *pipeline = gst_parse_launch(description.c_str(), nullptr);
+  if (!pipeline) return "could not parse " + description;
+  gst_element_set_state(pipeline, GST_STATE_PLAYING);
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *message = gst_bus_timed_pop_filtered(
+      bus, 60 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  std::string error = message ? "" : "no EOS within 60 s";
+  if (message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_ERROR) {
+    GError *gerror = nullptr;
+    gst_message_parse_error(message, &gerror, nullptr);
+    error = gerror->message;
+    g_error_free(gerror);
+  }
+  if (message) gst_message_unref(message);
+  gst_object_unref(bus);
+  gst_element_set_state(pipeline, GST_STATE_NULL);
+  gst_object_unref(pipeline);
+  return error;
+}
+
+}  // namespace
+
+TEST(CudaMemoryCaps, AreAdvertisedFirstOnBothPadsThenSystemMemory) {
+  GstElementFactory *factory = gst_element_factory_find("cudahisteq");
+  ASSERT_NE(factory, nullptr);
+  int pads = 0;
+  for (const GList *l = gst_element_factory_get_static_pad_templates(factory); l; l = l->next) {
+    GstCaps *caps = gst_static_pad_template_get_caps(static_cast<GstStaticPadTemplate *>(l->data));
+    ASSERT_EQ(gst_caps_get_size(caps), 2u);
+    EXPECT_TRUE(gst_caps_features_contains(gst_caps_get_features(caps, 0),
+                                           GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY));
+    EXPECT_TRUE(gst_caps_features_is_equal(gst_caps_get_features(caps, 1),
+                                           GST_CAPS_FEATURES_MEMORY_SYSTEM_MEMORY));
+    gst_caps_unref(caps);
+    ++pads;
+  }
+  EXPECT_EQ(pads, 2);
+  gst_object_unref(factory);
+}
+
+class CudaMemoryFormats
+    : public ::testing::TestWithParam<std::tuple<const char *, std::pair<int, int>>> {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    std::string missing;
+    if (!have_elements({"cudaupload", "cudadownload"}, missing))
+      GTEST_SKIP() << "GStreamer's nvcodec plugin (" << missing << ") is not installed";
+  }
+};
+
+TEST_P(CudaMemoryFormats, UploadEqualizeDownloadStaysInCudaMemoryWithHistEqsBytes) {
+  const auto [format, size] = GetParam();
+  const std::string scene = test_scene(12, format, size.first, size.second);
+  const auto gpu = pull_frames(scene, "cudaupload ! cudahisteq name=eq ! cudadownload");
+  const auto cpu = pull_frames(scene, "histeq");
+  EXPECT_EQ(gpu.error, "");
+  EXPECT_NE(gpu.eq_caps.find("memory:CUDAMemory"), std::string::npos) << gpu.eq_caps;
+  ASSERT_EQ(gpu.frames.size(), 12u);
+  expect_same_frames(gpu.frames, cpu.frames);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, CudaMemoryFormats,
+    ::testing::Combine(::testing::Values("I420", "YV12", "NV12", "NV21", "Y42B", "Y444"),
+                       ::testing::Values(std::make_pair(1280, 720), std::make_pair(642, 362))),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param)) + "_" +
+             std::to_string(std::get<1>(info.param).first) + "x" +
+             std::to_string(std::get<1>(info.param).second);
+    });
+
+TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHost) {
+  GstCudaContext *context = gst_cuda_context_new(0);
+  ASSERT_NE(context, nullptr);
+  GstHarness *h = gst_harness_new_parse("cudahisteq");
+  GstContext *shared = gst_context_new_cuda_context(context);
+  gst_element_set_context(h->element, shared);
+  gst_context_unref(shared);
+
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 640, 360);
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  gst_caps_set_features_simple(caps,
+                               gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+  gst_harness_set_src_caps(h, gst_caps_ref(caps));
+  GstBufferPool *pool = gst_cuda_buffer_pool_new(context);
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), 1, 0);
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  ASSERT_TRUE(gst_buffer_pool_set_config(pool, config));
+  ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
+  GstBuffer *buffer = nullptr;
+  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr), GST_FLOW_OK);
+
+  // Content written through a host map, as an upstream in system memory would.
+  std::mt19937 rng(11);
+  GstBuffer *content = natural_frame(info, rng);
+  const auto before = visible_planes(info, content);
+  GstVideoFrame src, dst;
+  ASSERT_TRUE(gst_video_frame_map(&src, &info, content, GST_MAP_READ));
+  ASSERT_TRUE(gst_video_frame_map(&dst, &info, buffer, GST_MAP_WRITE));
+  ASSERT_TRUE(gst_video_frame_copy(&dst, &src));
+  gst_video_frame_unmap(&dst);
+  gst_video_frame_unmap(&src);
+  gst_buffer_unref(content);
+
+  GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
+  ASSERT_TRUE(gst_is_cuda_memory(memory));
+  ASSERT_EQ(gst_harness_push(h, buffer), GST_FLOW_OK);
+  GstBuffer *out = gst_harness_pull(h);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(gst_buffer_peek_memory(out, 0), memory) << "the output is the input memory";
+  // The newest bytes exist only on the device: the element never copied the frame to the host.
+  EXPECT_TRUE(GST_MEMORY_FLAG_IS_SET(memory, GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
+  const auto after = visible_planes(info, out);  // a host map: downloads now
+  EXPECT_EQ(after[0], core_equalized_luma(before[0], 640, 360, histeq::full_range(8)));
+  EXPECT_EQ(after[1], before[1]);
+
+  gst_buffer_unref(out);
+  gst_harness_teardown(h);
+  gst_buffer_pool_set_active(pool, FALSE);
+  gst_object_unref(pool);
+  gst_caps_unref(caps);
+  gst_object_unref(context);
+}
+
+TEST_F(CudaMemory, Nvh264decFramesAreEqualizedWithoutLeavingTheGpu) {
+  std::string missing;
+  if (!have_elements({"nvh264dec", "x264enc", "mp4mux", "qtdemux", "h264parse"}, missing))
+    GTEST_SKIP() << missing << " is not installed (NVDEC decoding needs nvcodec's nvh264dec)";
+  gchar *dir = g_dir_make_tmp("cudahisteq-XXXXXX", nullptr);
+  ASSERT_NE(dir, nullptr);
+  const std::string clip = std::string(dir) + "/clip.mp4";
+  ASSERT_EQ(run_to_eos(test_scene(45, "I420", 1280, 720) +
+                       " ! x264enc speed-preset=ultrafast ! h264parse ! mp4mux ! filesink "
+                       "location=" +
+                       clip),
+            "");
+  const std::string decoded = "filesrc location=" + clip + " ! qtdemux ! h264parse ! nvh264dec";
+  const auto zero_copy = pull_frames(decoded, "cudahisteq name=eq ! cudadownload");
+  const auto system = pull_frames(decoded, "cudadownload ! cudahisteq name=eq");
+  const auto cpu = pull_frames(decoded, "cudadownload ! histeq");
+  EXPECT_EQ(zero_copy.error, "");
+  EXPECT_NE(zero_copy.eq_caps.find("memory:CUDAMemory"), std::string::npos) << zero_copy.eq_caps;
+  EXPECT_EQ(system.eq_caps.find("memory:CUDAMemory"), std::string::npos) << system.eq_caps;
+  ASSERT_EQ(zero_copy.frames.size(), 45u);
+  expect_same_frames(zero_copy.frames, system.frames);
+  expect_same_frames(zero_copy.frames, cpu.frames);
+  g_remove(clip.c_str());
+  g_rmdir(dir);
+  g_free(dir);
+}
+
+TEST_F(CudaMemory, TwoPipelinesOnTwoGpusAtOnce) {
+  if (cuda_devices() < 2)
+    GTEST_SKIP() << "needs 2 CUDA devices; this machine has " << cuda_devices();
+  PulledStream on[2];
+  std::thread pipelines[2];
+  for (int device = 0; device < 2; ++device) {
+    pipelines[device] = std::thread([&on, device] {
+      const std::string d = std::to_string(device);
+      on[device] = pull_frames(test_scene(60), "cudaupload cuda-device-id=" + d +
+                                                   " ! cudahisteq name=eq device-id=" + d +
+                                                   " ! cudadownload");
+    });
+  }
+  for (std::thread &t : pipelines) t.join();
+  const auto cpu = pull_frames(test_scene(60), "histeq");
+  for (int device = 0; device < 2; ++device) {
+    EXPECT_EQ(on[device].error, "") << "device " << device;
+    EXPECT_NE(on[device].eq_caps.find("memory:CUDAMemory"), std::string::npos);
+    ASSERT_EQ(on[device].frames.size(), 60u) << "device " << device;
+    expect_same_frames(on[device].frames, cpu.frames);
+  }
+}
+
+TEST_F(CudaMemory, FramesOnAnotherGpuThanDeviceIdAreAClearError) {
+  if (cuda_devices() < 2)
+    GTEST_SKIP() << "needs 2 CUDA devices; this machine has " << cuda_devices();
+  const auto stream = pull_frames(
+      test_scene(5), "cudaupload cuda-device-id=0 ! cudahisteq device-id=1 ! cudadownload");
+  EXPECT_NE(stream.error.find("are in the memory of CUDA device 0, but cudahisteq is set to "
+                              "device-id=1"),
+            std::string::npos)
+      << stream.error;
+}
