@@ -10,6 +10,7 @@
 
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudabufferpool.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
@@ -427,6 +428,15 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
                                                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!state.cuda_caps) return TRUE;
+  // GStreamer's CUDA library reaches the driver only once loaded (nvcodec loads it too, but
+  // frames in CUDA memory may come from elsewhere).
+  if (!gst_cuda_load_library()) {
+    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
+                      ("GStreamer's CUDA library could not load the CUDA driver, so frames in CUDA "
+                       "memory cannot be equalized."),
+                      ("gst_cuda_load_library failed"));
+    return FALSE;
+  }
   // Upstream's context when it has one (nvcodec elements answer the query), else our own.
   if (!gst_cuda_ensure_element_context(GST_ELEMENT(self), state.settings.device_id,
                                        &self->context)) {

@@ -2,7 +2,6 @@
 // cudahisteq on video/x-raw(memory:CUDAMemory): frames from nvcodec's cudaupload and nvh264dec
 // are equalized in their own device memory. Without a CUDA device (CI) only the advertised caps
 // are checked.
-#include <cstdio>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -12,6 +11,7 @@
 #include <gst/check/gstharness.h>
 #include <gst/cuda/gstcudabufferpool.h>
 #include <gst/cuda/gstcudacontext.h>
+#include <gst/cuda/gstcudaloader.h>
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 #include <gtest/gtest.h>
@@ -124,6 +124,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHost) {
+  ASSERT_TRUE(gst_cuda_load_library());
   GstCudaContext *context = gst_cuda_context_new(0);
   ASSERT_NE(context, nullptr);
   GstHarness *h = gst_harness_new_parse("cudahisteq");
