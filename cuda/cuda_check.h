@@ -12,5 +12,10 @@
     if (histeq_status_ != cudaSuccess) return histeq_status_; \
   } while (0)
 
-// A kernel launch reports configuration errors only through cudaGetLastError.
+// A kernel launch reports configuration errors only through the runtime's per-thread last
+// error, which also still holds the failure of any earlier call (already returned to that call's
+// caller: a refused allocation, say). So a launch site clears it first and reads it right after:
+//   HISTEQ_CUDA_BEFORE_LAUNCH();  kernel<<<grid, block, 0, stream>>>(...);
+//   HISTEQ_CUDA_TRY_LAUNCH();
+#define HISTEQ_CUDA_BEFORE_LAUNCH() static_cast<void>(cudaGetLastError())
 #define HISTEQ_CUDA_TRY_LAUNCH() HISTEQ_CUDA_TRY(cudaGetLastError())

@@ -166,6 +166,7 @@ cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane, Ou
   std::uint8_t *lut = launch.d_lut;
   void *args[] = {&plane_arg, &range_arg, &histogram, &next_histogram, &lut};
   const void *kernel = launch.warp_vote ? (const void *)fused<true> : (const void *)fused<false>;
+  HISTEQ_CUDA_BEFORE_LAUNCH();
   HISTEQ_CUDA_TRY(
       cudaLaunchCooperativeKernel(kernel, dim3(launch.blocks), dim3(kBlock), args, 0, stream));
   HISTEQ_CUDA_TRY_LAUNCH();

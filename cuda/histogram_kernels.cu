@@ -166,6 +166,7 @@ cudaError_t launch_histogram(HistogramMethod method, const DevicePlane &plane,
                              unsigned long long *d_histogram, int sm_count, cudaStream_t stream) {
   const long long pixels = (long long)plane.width * plane.height;
   if (pixels == 0) return cudaSuccess;
+  HISTEQ_CUDA_BEFORE_LAUNCH();
   switch (method) {
     case HistogramMethod::kGlobalAtomics:
       global_atomics<<<grid_for(pixels, sm_count, 8), kBlock, 0, stream>>>(plane, d_histogram);

@@ -93,6 +93,7 @@ __global__ void build_lut(Count *d_histogram, OutputRange range, std::uint8_t *d
 
 cudaError_t launch_build_lut(ScanMethod method, unsigned long long *d_histogram, OutputRange range,
                              std::uint8_t *d_lut, cudaStream_t stream) {
+  HISTEQ_CUDA_BEFORE_LAUNCH();
   switch (method) {
     case ScanMethod::kKoggeStone:
       build_lut<ScanMethod::kKoggeStone><<<1, kLevels, 0, stream>>>(d_histogram, range, d_lut);

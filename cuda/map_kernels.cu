@@ -71,6 +71,7 @@ cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, int sm_co
   if (items == 0) return cudaSuccess;
   const int grid = int(std::max<long long>(
       1, std::min<long long>((items + kBlock - 1) / kBlock, (long long)sm_count * 8)));
+  HISTEQ_CUDA_BEFORE_LAUNCH();
   switch (lut.memory) {
     case LutMemory::kShared:
       map_shared<<<grid, kBlock, 0, stream>>>(plane, lut.d_lut);

@@ -268,8 +268,13 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   host.height = luma.height;
   host.range = state.range;
   const cudaError_t status = state.ring->submit(host);
+  if (status != cudaSuccess) {
+    // Not in the ring, so not queued: the queue's not-done frames are the ring's, in order.
+    gst_cuda_hist_eq_release(pending);
+    gst_buffer_unref(pending.buffer);
+    return gst_cuda_hist_eq_cuda_error(self, "StreamRing::submit", status);
+  }
   state.pending.push_back(pending);
-  if (status != cudaSuccess) return gst_cuda_hist_eq_cuda_error(self, "StreamRing::submit", status);
   return GST_FLOW_OK;
 }
 
@@ -450,6 +455,29 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   return state.cuda_frames.use_context(GST_ELEMENT(self), self->context);
 }
 
+// Both pads carry the same caps (the element works in place), listed with CUDA memory first:
+// neighbours such as cudadownload list system memory first, and frames would never stay on the
+// GPU if their order won.
+static GstCaps *gst_cuda_hist_eq_transform_caps(GstBaseTransform *, GstPadDirection, GstCaps *caps,
+                                                GstCaps *filter) {
+  if (gst_caps_is_any(caps)) return gst_caps_ref(caps);
+  GstCaps *cuda = gst_caps_new_empty();
+  GstCaps *other = gst_caps_new_empty();
+  for (guint i = 0; i < gst_caps_get_size(caps); ++i) {
+    GstCapsFeatures *features = gst_caps_get_features(caps, i);
+    const bool in_cuda =
+        features && gst_caps_features_contains(features, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+    gst_caps_append_structure_full(in_cuda ? cuda : other,
+                                   gst_structure_copy(gst_caps_get_structure(caps, i)),
+                                   features ? gst_caps_features_copy(features) : nullptr);
+  }
+  gst_caps_append(cuda, other);
+  if (!filter) return cuda;
+  GstCaps *filtered = gst_caps_intersect_full(cuda, filter, GST_CAPS_INTERSECT_FIRST);
+  gst_caps_unref(cuda);
+  return filtered;
+}
+
 static void gst_cuda_hist_eq_set_context(GstElement *element, GstContext *context) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(element);
   GST_OBJECT_LOCK(self);
@@ -570,6 +598,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   trans_class->sink_event = gst_cuda_hist_eq_sink_event;
   trans_class->query = gst_cuda_hist_eq_query;
   trans_class->propose_allocation = gst_cuda_hist_eq_propose_allocation;
+  trans_class->transform_caps = gst_cuda_hist_eq_transform_caps;
   GST_VIDEO_FILTER_CLASS(klass)->set_info = gst_cuda_hist_eq_set_info;
 
   gst_type_mark_as_plugin_api(gst_cuda_hist_eq_histogram_method_get_type(), GstPluginAPIFlags(0));

@@ -236,6 +236,28 @@ TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
   ASSERT_CUDA(cudaFree(d_scratch));
 }
 
+// A refused allocation leaves its error in the runtime's last error; the next frame's launch
+// checks must not mistake it for their own.
+TEST(DeviceEqualizer, AnEarlierFailedCallDoesNotFailTheNextFrame) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(2));
+  const Size size{64, 48, 0, true};
+  for (const KernelConfig config :
+       {KernelConfig{}, KernelConfig{HistogramMethod::kSharedAtomics, ScanMethod::kBrentKung,
+                                     LutMemory::kConstant}}) {
+    void *impossible = nullptr;
+    ASSERT_EQ(cudaMalloc(&impossible, std::size_t(1) << 60), cudaErrorMemoryAllocation);
+    GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
+    ASSERT_CUDA(plane.upload(input(Content::kNatural, size)));
+    ASSERT_CUDA(equalizer.equalize(plane.plane(), histeq::limited_range(8), config, nullptr));
+    std::vector<std::uint8_t> out;
+    bool guards_intact = false;
+    ASSERT_CUDA(plane.download(out, guards_intact));
+    EXPECT_TRUE(out == expected(Content::kNatural, size, true));
+  }
+}
+
 TEST(KernelMethods, NamesRoundTrip) {
   for (HistogramMethod m : histeq::cuda::kHistogramMethods) {
     HistogramMethod parsed{};

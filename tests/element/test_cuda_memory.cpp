@@ -192,7 +192,8 @@ TEST_F(CudaMemory, Nvh264decFramesAreEqualizedWithoutLeavingTheGpu) {
             "");
   const std::string decoded = "filesrc location=" + clip + " ! qtdemux ! h264parse ! nvh264dec";
   const auto zero_copy = pull_frames(decoded, "cudahisteq name=eq ! cudadownload");
-  const auto system = pull_frames(decoded, "cudadownload ! cudahisteq name=eq");
+  // The capsfilter's plain video/x-raw means system memory.
+  const auto system = pull_frames(decoded, "cudadownload ! video/x-raw ! cudahisteq name=eq");
   const auto cpu = pull_frames(decoded, "cudadownload ! histeq");
   EXPECT_EQ(zero_copy.error, "");
   EXPECT_NE(zero_copy.eq_caps.find("memory:CUDAMemory"), std::string::npos) << zero_copy.eq_caps;

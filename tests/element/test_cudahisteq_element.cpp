@@ -68,9 +68,11 @@ std::vector<GstBuffer *> run_frames(const std::string &element, const GstVideoIn
   while (GstBuffer *buffer = gst_harness_try_pull(h)) out.push_back(buffer);
   while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
     GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    ADD_FAILURE() << element << " posted an error: " << error->message;
+    gchar *debug = nullptr;
+    gst_message_parse_error(message, &error, &debug);
+    ADD_FAILURE() << element << " posted an error: " << error->message << " (" << debug << ")";
     g_error_free(error);
+    g_free(debug);
     gst_message_unref(message);
   }
   gst_element_set_bus(h->element, nullptr);
