@@ -7,6 +7,7 @@
 // an ordinary system-memory video pool (an upstream that ignores the proposal). Run on the GPU
 // machine with the plugin on GST_PLUGIN_PATH:
 //   histeq-pipeline-bench [--frames N]
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,9 @@
 #include <gst/video/video.h>
 
 #include "floors.h"
+#include "frames.h"
+#include "planes.h"
+#include "resources.h"
 
 namespace {
 
@@ -156,7 +160,13 @@ int main(int argc, char **argv) {
       {"cudahisteq depth=2, pinned pool", "cudahisteq depth=2", Source::kPinnedPool},
       {"cudahisteq depth=3, pinned pool", "cudahisteq depth=3", Source::kPinnedPool},
       {"cudahisteq depth=2, system-memory pool", "cudahisteq depth=2", Source::kSystemPool},
+      {"cudaupload ! cudadownload", "cudaupload ! cudadownload", Source::kSystemPool},
+      {"cudaupload ! cudahisteq ! cudadownload", "cudaupload ! cudahisteq ! cudadownload",
+       Source::kSystemPool},
   };
+  // The last two rows differ by cudahisteq on device memory alone (issue 5).
+  const std::size_t upload_row = rows.size() - 2, zero_copy_row = rows.size() - 1;
+  std::vector<std::array<double, 2>> fps_of(rows.size());
   const Size sizes[] = {{1920, 1080}, {3840, 2160}};
   // Without a usable GPU the floor is unknown (0) and the CPU rows still run.
   double floor_fps[2] = {0, 0};
@@ -181,11 +191,40 @@ int main(int argc, char **argv) {
       GST_VIDEO_INFO_FPS_N(&info) = 30;
       GST_VIDEO_INFO_FPS_D(&info) = 1;
       const double fps = run(row.element, info, row.source, s ? frames / 2 : frames);
+      fps_of[&row - rows.data()][s] = fps;
       std::printf(" %8.0f %5.2f", fps, floor_fps[s] > 0 ? fps / floor_fps[s] : 0.0);
       std::fflush(stdout);
     }
     std::printf("\n");
     std::fflush(stdout);
+  }
+
+  // cudahisteq's own cost per frame in CUDA memory (launch, kernel, wait), next to a D2D copy
+  // of the same luma plane launched call by call and as GPU time, measured now.
+  for (int s = 0; s < 2; ++s) {
+    const double with = fps_of[zero_copy_row][s], without = fps_of[upload_row][s];
+    if (with <= 0 || without <= 0) continue;
+    const double element_us = 1e6 / with - 1e6 / without;
+    try {
+      const bench::FrameSize size{sizes[s].width, sizes[s].height};
+      const bench::HostFrame frame =
+          bench::make_frame(bench::Content::kNatural, size, sizes[s].width, 1);
+      const bench::DevicePlanes planes(frame, std::size_t(200) << 20, 64);
+      const bench::Stream stream;
+      const bench::Repeats repeats{2, 9, 32};
+      const double copy_launched =
+          bench::d2d_copy_us(planes, stream.get(), repeats, bench::Launch::kStream);
+      const double copy_gpu =
+          bench::d2d_copy_us(planes, stream.get(), repeats, bench::Launch::kGraph);
+      std::printf(
+          "%dx%d: cudahisteq on CUDA memory adds %.1f us per frame; a D2D copy of the "
+          "luma plane takes %.1f us launched call by call (%.2fx), %.1f us of GPU time "
+          "(%.2fx)\n",
+          sizes[s].width, sizes[s].height, element_us, copy_launched, element_us / copy_launched,
+          copy_gpu, element_us / copy_gpu);
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "D2D copy not measured: %s\n", e.what());
+    }
   }
   return 0;
 }
