@@ -365,6 +365,30 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
   return TRUE;
 }
 
+// Sets `config` on `pool`. A pool may answer FALSE after adjusting the configuration (the CUDA
+// pool pitches rows its own way and grows the buffer size); the adjusted one is then read back
+// and accepted if it still holds the frames. `size` gets the buffer size the pool settled on.
+static bool gst_cuda_hist_eq_configure_pool(GstBufferPool *pool, GstStructure *config,
+                                            guint *size) {
+  GstCaps *caps = nullptr;
+  guint min = 0, max = 0;
+  gst_buffer_pool_config_get_params(config, &caps, size, &min, &max);
+  caps = caps ? gst_caps_ref(caps) : nullptr;
+  const guint wanted = *size;
+  bool ok = gst_buffer_pool_set_config(pool, config);
+  if (!ok) {
+    config = gst_buffer_pool_get_config(pool);
+    ok = gst_buffer_pool_config_validate_params(config, caps, wanted, min, max) &&
+         gst_buffer_pool_set_config(pool, gst_structure_copy(config));
+    gst_structure_free(config);
+  }
+  config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_get_params(config, nullptr, size, nullptr, nullptr);
+  gst_structure_free(config);
+  if (caps) gst_caps_unref(caps);
+  return ok;
+}
+
 // Offers upstream a pool of page-locked buffers (with GstVideoMeta), enough for the frames in
 // flight plus the ones being filled, so frames are DMA'd without a staging copy. It has no
 // maximum: the element works in place, so these buffers travel on downstream, where an encoder
@@ -390,11 +414,7 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
                                         0);
       gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
       guint size = 0;
-      if (gst_buffer_pool_set_config(pool, config)) {
-        // The CUDA pool pitches rows its own way and may grow the buffer size.
-        config = gst_buffer_pool_get_config(pool);
-        gst_buffer_pool_config_get_params(config, nullptr, &size, nullptr, nullptr);
-        gst_structure_free(config);
+      if (gst_cuda_hist_eq_configure_pool(pool, config, &size)) {
         gst_query_add_allocation_pool(query, pool, size, buffers, 0);
       } else {
         GST_WARNING_OBJECT(self, "the CUDA buffer pool refused its configuration");

@@ -141,7 +141,10 @@ TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHos
   GstStructure *config = gst_buffer_pool_get_config(pool);
   gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), 1, 0);
   gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  ASSERT_TRUE(gst_buffer_pool_set_config(pool, config));
+  if (!gst_buffer_pool_set_config(pool, config)) {
+    // The CUDA pool adjusts the size to its pitched layout and asks for the adjusted config.
+    ASSERT_TRUE(gst_buffer_pool_set_config(pool, gst_buffer_pool_get_config(pool)));
+  }
   ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
   GstBuffer *buffer = nullptr;
   ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr), GST_FLOW_OK);
@@ -176,6 +179,34 @@ TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHos
   gst_object_unref(pool);
   gst_caps_unref(caps);
   gst_object_unref(context);
+}
+
+TEST_F(CudaMemory, UpstreamIsOfferedACudaBufferPoolInThePipelinesContext) {
+  GstHarness *h = gst_harness_new_parse("cudahisteq");
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 1920, 1080);
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  gst_caps_set_features_simple(caps,
+                               gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+  gst_harness_set_src_caps(h, gst_caps_ref(caps));
+  GstQuery *query = gst_query_new_allocation(caps, TRUE);
+  ASSERT_TRUE(gst_pad_peer_query(h->srcpad, query));
+  ASSERT_GE(gst_query_get_n_allocation_pools(query), 1u);
+  GstBufferPool *pool = nullptr;
+  guint size = 0;
+  gst_query_parse_nth_allocation_pool(query, 0, &pool, &size, nullptr, nullptr);
+  ASSERT_NE(pool, nullptr);
+  EXPECT_TRUE(GST_IS_CUDA_BUFFER_POOL(pool));
+  EXPECT_GE(size, guint(GST_VIDEO_INFO_SIZE(&info)));
+  ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
+  GstBuffer *buffer = nullptr;
+  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr), GST_FLOW_OK);
+  EXPECT_TRUE(gst_is_cuda_memory(gst_buffer_peek_memory(buffer, 0)));
+  gst_buffer_unref(buffer);
+  gst_buffer_pool_set_active(pool, FALSE);
+  gst_object_unref(pool);
+  gst_query_unref(query);
+  gst_caps_unref(caps);
+  gst_harness_teardown(h);
 }
 
 TEST_F(CudaMemory, Nvh264decFramesAreEqualizedWithoutLeavingTheGpu) {
