@@ -453,8 +453,8 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
                                                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!state.cuda_caps) return TRUE;
-  // GStreamer's CUDA library reaches the driver only once loaded (nvcodec loads it too, but
-  // frames in CUDA memory may come from elsewhere).
+  // GStreamer's CUDA library reaches the driver only once loaded, and its pool allocates only
+  // once its allocator is registered (nvcodec does both too, but it may not be loaded yet).
   if (!gst_cuda_load_library()) {
     GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
                       ("GStreamer's CUDA library could not load the CUDA driver, so frames in CUDA "
@@ -462,6 +462,7 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
                       ("gst_cuda_load_library failed"));
     return FALSE;
   }
+  gst_cuda_memory_init_once();
   // Upstream's context when it has one (nvcodec elements answer the query), else our own.
   if (!gst_cuda_ensure_element_context(GST_ELEMENT(self), state.settings.device_id,
                                        &self->context)) {

@@ -130,7 +130,10 @@ double run(const std::string &element, const GstVideoInfo &info, Source source, 
   if (source == Source::kCudaPool) {
     gst_caps_set_features_simple(
         caps, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
-    context = gst_cuda_load_library() ? gst_cuda_context_new(0) : nullptr;
+    if (gst_cuda_load_library()) {
+      gst_cuda_memory_init_once();
+      context = gst_cuda_context_new(0);
+    }
     if (context) {
       GstContext *shared = gst_context_new_cuda_context(context);
       gst_element_set_context(pipeline, shared);

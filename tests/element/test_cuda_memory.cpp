@@ -125,6 +125,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHost) {
   ASSERT_TRUE(gst_cuda_load_library());
+  gst_cuda_memory_init_once();
   GstCudaContext *context = gst_cuda_context_new(0);
   ASSERT_NE(context, nullptr);
   GstHarness *h = gst_harness_new_parse("cudahisteq");
