@@ -4,6 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudamemory.h>
 
+#include "cuda_check.h"
 #include "device_equalizer.h"
 
 namespace {
@@ -31,10 +32,25 @@ GstFlowReturn cuda_failed(GstElement *element, const char *call, cudaError_t sta
 
 }  // namespace
 
-// Everything here belongs to context_ and is created and destroyed with it pushed.
+// Everything here belongs to context_ and is created and destroyed with it pushed. Frames run
+// in order on one stream; each one's event marks its end.
 struct CudaMemoryFrames::Scratch {
   cudaStream_t stream = nullptr;
+  cudaEvent_t done[kMaxInFlight] = {};
   histeq::cuda::DeviceEqualizer equalizer;
+
+  cudaError_t create() {
+    HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    for (cudaEvent_t &event : done)
+      HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    return equalizer.init(0);
+  }
+  ~Scratch() {
+    if (stream) cudaStreamSynchronize(stream);
+    for (cudaEvent_t event : done)
+      if (event) cudaEventDestroy(event);
+    if (stream) cudaStreamDestroy(stream);
+  }
 };
 
 guint histeq_cuda_context_device(GstCudaContext *context) {
@@ -53,13 +69,18 @@ void CudaMemoryFrames::release() {
   if (!context_) return;
   {
     const ContextScope scope(context_);
-    if (scratch_ && scratch_->stream) {
-      cudaStreamSynchronize(scratch_->stream);
-      cudaStreamDestroy(scratch_->stream);
-    }
     scratch_.reset();
   }
+  in_flight_ = 0;
   gst_clear_object(&context_);
+}
+
+void CudaMemoryFrames::discard() {
+  if (scratch_) {
+    const ContextScope scope(context_);
+    cudaStreamSynchronize(scratch_->stream);
+  }
+  in_flight_ = 0;
 }
 
 gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *context) {
@@ -68,26 +89,23 @@ gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *cont
   context_ = GST_CUDA_CONTEXT(gst_object_ref(context));
   const ContextScope scope(context_);
   auto scratch = std::make_unique<Scratch>();
-  cudaError_t status = scope.pushed() ? cudaSuccess : cudaErrorDeviceUninitialized;
-  if (status == cudaSuccess)
-    status = cudaStreamCreateWithFlags(&scratch->stream, cudaStreamNonBlocking);
-  if (status == cudaSuccess) status = scratch->equalizer.init(0);
+  const cudaError_t status = scope.pushed() ? scratch->create() : cudaErrorDeviceUninitialized;
   if (status != cudaSuccess) {
     GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ_WRITE,
                       ("Could not set up cudahisteq in the pipeline's CUDA context on device %u "
                        "(%s).",
                        histeq_cuda_context_device(context_), cudaGetErrorString(status)),
                       ("%s", cudaGetErrorName(status)));
-    if (scratch->stream) cudaStreamDestroy(scratch->stream);
     return FALSE;
   }
   scratch_ = std::move(scratch);
   return TRUE;
 }
 
-GstFlowReturn CudaMemoryFrames::equalize(GstElement *element, const GstVideoInfo *info,
-                                         GstBuffer *buffer, histeq::OutputRange range,
-                                         histeq::cuda::KernelConfig kernels) {
+GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *info,
+                                       GstBuffer *buffer, histeq::OutputRange range,
+                                       histeq::cuda::KernelConfig kernels) {
+  if (in_flight_ == kMaxInFlight) return cuda_failed(element, "submit", cudaErrorNotReady);
   const ContextScope scope(context_);
   if (!scope.pushed())
     return cuda_failed(element, "gst_cuda_context_push", cudaErrorDeviceUninitialized);
@@ -104,12 +122,26 @@ GstFlowReturn CudaMemoryFrames::equalize(GstElement *element, const GstVideoInfo
       static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
       GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0), GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0),
       std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
+  const int slot = (oldest_ + in_flight_) % kMaxInFlight;
   cudaError_t status = scratch_->equalizer.equalize(luma, range, kernels, scratch_->stream);
   const char *call = "DeviceEqualizer::equalize";
   if (status == cudaSuccess) {
-    status = cudaStreamSynchronize(scratch_->stream);
-    call = "cudaStreamSynchronize";
+    status = cudaEventRecord(scratch_->done[slot], scratch_->stream);
+    call = "cudaEventRecord";
   }
+  // The device pointer stays valid while the caller holds the buffer; unmapping only records
+  // that the newest bytes are on the device.
   gst_video_frame_unmap(&frame);
-  return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, call, status);
+  if (status != cudaSuccess) return cuda_failed(element, call, status);
+  ++in_flight_;
+  return GST_FLOW_OK;
+}
+
+GstFlowReturn CudaMemoryFrames::wait_oldest(GstElement *element) {
+  if (in_flight_ == 0) return cuda_failed(element, "wait_oldest", cudaErrorNotReady);
+  const ContextScope scope(context_);
+  const cudaError_t status = cudaEventSynchronize(scratch_->done[oldest_]);
+  oldest_ = (oldest_ + 1) % kMaxInFlight;
+  --in_flight_;
+  return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, "cudaEventSynchronize", status);
 }

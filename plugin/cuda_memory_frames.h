@@ -16,20 +16,27 @@
 
 class CudaMemoryFrames {
  public:
+  static constexpr int kMaxInFlight = 8;
+
   CudaMemoryFrames();
-  ~CudaMemoryFrames();  // frees the device scratch inside its context
+  ~CudaMemoryFrames();  // waits for the frames in flight, frees the scratch inside its context
   CudaMemoryFrames(const CudaMemoryFrames &) = delete;
   CudaMemoryFrames &operator=(const CudaMemoryFrames &) = delete;
 
-  // (Re)creates the scratch inside `context` unless it lives there already. FALSE, with an
-  // element error posted, when the context cannot be used.
+  // (Re)creates the scratch inside `context` unless it lives there already (frames in flight
+  // are waited for first). FALSE, with an element error posted, when it cannot be used.
   gboolean use_context(GstElement *element, GstCudaContext *context);
   GstCudaContext *context() const { return context_; }
 
-  // Equalizes the luma of `buffer` (writable, its first memory a GstCudaMemory of this
-  // context) in place on the device and waits for it, so downstream reads a finished frame.
-  GstFlowReturn equalize(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
-                         histeq::OutputRange range, histeq::cuda::KernelConfig kernels);
+  // Enqueues the equalization of `buffer`'s luma (writable, its first memory a GstCudaMemory
+  // of this context) in place on the device and returns at once; at most kMaxInFlight frames.
+  GstFlowReturn submit(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
+                       histeq::OutputRange range, histeq::cuda::KernelConfig kernels);
+  // Waits until the oldest submitted frame is equalized, so downstream may read it.
+  GstFlowReturn wait_oldest(GstElement *element);
+  int in_flight() const { return in_flight_; }
+  // Waits for every frame in flight and forgets them (flush).
+  void discard();
 
   // Frees the scratch and drops the context (stop).
   void release();
@@ -39,6 +46,8 @@ class CudaMemoryFrames {
 
   GstCudaContext *context_ = nullptr;
   std::unique_ptr<Scratch> scratch_;
+  int oldest_ = 0;  // event slot of the oldest frame in flight
+  int in_flight_ = 0;
 };
 
 // The CUDA device a context was made on.

@@ -37,11 +37,13 @@ struct Settings {
 };
 
 // A frame between submit and output. GAP buffers pass through the same queue, untouched, so
-// order is kept.
+// order is kept. Frames in flight are in the ring (system memory) or in CudaMemoryFrames
+// (CUDA memory), never both at once: each kind waits for the other's to finish first.
 struct PendingFrame {
   GstBuffer *buffer = nullptr;
   GstVideoFrame frame{};
   bool mapped = false;
+  bool in_cuda_memory = false;
   bool done = false;
 };
 
@@ -82,6 +84,7 @@ static void gst_cuda_hist_eq_release(PendingFrame &pending) {
 static void gst_cuda_hist_eq_drop_pending(GstCudaHistEq *self) {
   CudaHistEqState &state = *self->state;
   if (state.ring) state.ring->discard();
+  state.cuda_frames.discard();
   for (PendingFrame &pending : state.pending) {
     gst_cuda_hist_eq_release(pending);
     gst_buffer_unref(pending.buffer);
@@ -174,14 +177,26 @@ static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   return TRUE;
 }
 
-// Waits for the oldest frame in the ring; it is the oldest not-done entry of the queue.
-static GstFlowReturn gst_cuda_hist_eq_finish_oldest(GstCudaHistEq *self) {
+static int gst_cuda_hist_eq_in_flight(CudaHistEqState &state, bool in_cuda_memory) {
+  if (in_cuda_memory) return state.cuda_frames.in_flight();
+  return state.ring ? state.ring->in_flight() : 0;
+}
+
+// Waits for the oldest frame in flight of one kind; it is the oldest not-done entry of that
+// kind in the queue.
+static GstFlowReturn gst_cuda_hist_eq_finish_oldest(GstCudaHistEq *self, bool in_cuda_memory) {
   CudaHistEqState &state = *self->state;
-  std::uint64_t tag = 0;
-  const cudaError_t status = state.ring->wait(&tag);
-  if (status != cudaSuccess) return gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (in_cuda_memory) {
+    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self));
+  } else if ((ret = gst_cuda_hist_eq_use_device(self)) == GST_FLOW_OK) {
+    std::uint64_t tag = 0;
+    const cudaError_t status = state.ring->wait(&tag);
+    if (status != cudaSuccess) ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
+  }
+  if (ret != GST_FLOW_OK) return ret;
   for (PendingFrame &pending : state.pending) {
-    if (!pending.done) {
+    if (!pending.done && pending.in_cuda_memory == in_cuda_memory) {
       pending.done = true;
       gst_cuda_hist_eq_release(pending);
       break;
@@ -190,44 +205,55 @@ static GstFlowReturn gst_cuda_hist_eq_finish_oldest(GstCudaHistEq *self) {
   return GST_FLOW_OK;
 }
 
+static GstFlowReturn gst_cuda_hist_eq_finish_all(GstCudaHistEq *self, bool in_cuda_memory) {
+  GstFlowReturn ret = GST_FLOW_OK;
+  while (ret == GST_FLOW_OK && gst_cuda_hist_eq_in_flight(*self->state, in_cuda_memory) > 0)
+    ret = gst_cuda_hist_eq_finish_oldest(self, in_cuda_memory);
+  return ret;
+}
+
+// Moves the zero-copy path into the context of upstream's memory, unless device-id names
+// another GPU than the one that memory lives on.
+static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCudaContext *owner) {
+  CudaHistEqState &state = *self->state;
+  const GstFlowReturn ret = gst_cuda_hist_eq_finish_all(self, true);
+  if (ret != GST_FLOW_OK) return ret;
+  const guint device = histeq_cuda_context_device(owner);
+  if (state.settings.device_id >= 0 && guint(state.settings.device_id) != device) {
+    GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                      ("The frames are in the memory of CUDA device %u, but cudahisteq is set to "
+                       "device-id=%d. Set device-id=%u (or -1), or move the frames with "
+                       "cudadownload ! cudaupload between the two.",
+                       device, state.settings.device_id, device),
+                      ("GstCudaMemory of %" GST_PTR_FORMAT, owner));
+    return GST_FLOW_ERROR;
+  }
+  return state.cuda_frames.use_context(GST_ELEMENT(self), owner) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
 // A frame in GstCudaMemory: equalized in place on the device, in the memory's own context,
-// after the ring's frames in flight (so frames leave in order).
+// with up to `depth` such frames in flight, after the ring's (so frames leave in order).
 static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, GstBuffer *input) {
   CudaHistEqState &state = *self->state;
   GstCudaContext *owner = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(input, 0))->context;
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (owner != state.cuda_frames.context()) {
-    const guint device = histeq_cuda_context_device(owner);
-    if (state.settings.device_id >= 0 && guint(state.settings.device_id) != device) {
-      GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                        ("The frames are in the memory of CUDA device %u, but cudahisteq is set "
-                         "to device-id=%d. Set device-id=%u (or -1), or move the frames with "
-                         "cudadownload ! cudaupload between the two.",
-                         device, state.settings.device_id, device),
-                        ("GstCudaMemory of %" GST_PTR_FORMAT, owner));
-      ret = GST_FLOW_ERROR;
-    } else if (!state.cuda_frames.use_context(GST_ELEMENT(self), owner)) {
-      ret = GST_FLOW_ERROR;
-    }
-  }
-  if (ret == GST_FLOW_OK && state.ring && state.ring->in_flight() > 0) {
-    ret = gst_cuda_hist_eq_use_device(self);
-    while (ret == GST_FLOW_OK && state.ring->in_flight() > 0)
-      ret = gst_cuda_hist_eq_finish_oldest(self);
-  }
+  GstFlowReturn ret = gst_cuda_hist_eq_finish_all(self, false);
+  if (ret == GST_FLOW_OK && owner != state.cuda_frames.context())
+    ret = gst_cuda_hist_eq_adopt_context(self, owner);
+  if (ret == GST_FLOW_OK && state.cuda_frames.in_flight() == int(state.settings.depth))
+    ret = gst_cuda_hist_eq_finish_oldest(self, true);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(input);
     return ret;
   }
   PendingFrame pending;
   pending.buffer = gst_buffer_make_writable(input);
-  ret = state.cuda_frames.equalize(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info,
-                                   pending.buffer, state.range, state.settings.kernels);
+  pending.in_cuda_memory = true;
+  ret = state.cuda_frames.submit(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info,
+                                 pending.buffer, state.range, state.settings.kernels);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(pending.buffer);
     return ret;
   }
-  pending.done = true;
   state.pending.push_back(pending);
   return GST_FLOW_OK;
 }
@@ -247,8 +273,9 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   if (state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
       gst_is_cuda_memory(gst_buffer_peek_memory(input, 0)))
     return gst_cuda_hist_eq_submit_cuda_memory(self, input);
-  GstFlowReturn ret = gst_cuda_hist_eq_use_device(self);
-  if (ret == GST_FLOW_OK && state.ring->full()) ret = gst_cuda_hist_eq_finish_oldest(self);
+  GstFlowReturn ret = gst_cuda_hist_eq_finish_all(self, true);
+  if (ret == GST_FLOW_OK && state.ring->full()) ret = gst_cuda_hist_eq_finish_oldest(self, false);
+  if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_use_device(self);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(input);
     return ret;
@@ -285,10 +312,11 @@ static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, G
   CudaHistEqState &state = *self->state;
   *outbuf = nullptr;
   if (state.pending.empty()) return GST_FLOW_OK;
-  if (!state.pending.front().done) {
-    if (state.ring->in_flight() < int(state.settings.depth)) return GST_FLOW_OK;
-    GstFlowReturn ret = gst_cuda_hist_eq_use_device(self);
-    if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_finish_oldest(self);
+  const PendingFrame &front = state.pending.front();
+  if (!front.done) {
+    if (gst_cuda_hist_eq_in_flight(state, front.in_cuda_memory) < int(state.settings.depth))
+      return GST_FLOW_OK;
+    const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self, front.in_cuda_memory);
     if (ret != GST_FLOW_OK) return ret;
   }
   *outbuf = state.pending.front().buffer;
@@ -299,14 +327,14 @@ static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, G
 // Pushes every frame still in flight, in order (EOS, caps change, drain queries).
 static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   CudaHistEqState &state = *self->state;
-  if (const GstFlowReturn ret = gst_cuda_hist_eq_use_device(self); ret != GST_FLOW_OK) {
-    gst_cuda_hist_eq_drop_pending(self);
-    return ret;
-  }
   while (!state.pending.empty()) {
     if (!state.pending.front().done) {
-      const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self);
-      if (ret != GST_FLOW_OK) return ret;
+      const GstFlowReturn ret =
+          gst_cuda_hist_eq_finish_oldest(self, state.pending.front().in_cuda_memory);
+      if (ret != GST_FLOW_OK) {
+        gst_cuda_hist_eq_drop_pending(self);
+        return ret;
+      }
     }
     GstBuffer *buffer = state.pending.front().buffer;
     state.pending.pop_front();
