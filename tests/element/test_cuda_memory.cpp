@@ -123,6 +123,42 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(std::get<1>(info.param).second);
     });
 
+class CudaMemoryDepth : public ::testing::TestWithParam<guint> {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    std::string missing;
+    if (!have_elements({"cudaupload", "cudadownload"}, missing))
+      GTEST_SKIP() << "GStreamer's nvcodec plugin (" << missing << ") is not installed";
+  }
+  std::string middle() const {
+    return "cudaupload ! cudahisteq name=eq depth=" + std::to_string(GetParam()) +
+           " ! cudadownload";
+  }
+};
+
+TEST_P(CudaMemoryDepth, EosDrainsTheFramesInFlight) {
+  const auto gpu = pull_frames(test_scene(37), middle());
+  const auto cpu = pull_frames(test_scene(37), "histeq");
+  EXPECT_EQ(gpu.error, "");
+  EXPECT_TRUE(gpu.eos);
+  EXPECT_NE(gpu.eq_caps.find("memory:CUDAMemory"), std::string::npos) << gpu.eq_caps;
+  ASSERT_EQ(gpu.frames.size(), 37u);
+  expect_same_frames(gpu.frames, cpu.frames);
+}
+
+TEST_P(CudaMemoryDepth, FlushingSeekDropsTheFramesInFlight) {
+  const auto gpu = pull_frames(test_scene(0), middle(), 10);
+  const auto cpu = pull_frames(test_scene(0), "histeq", 10);
+  EXPECT_EQ(gpu.error, "");
+  ASSERT_EQ(gpu.frames.size(), 30u) << "the frames of [1 s, 2 s) at 30 fps";
+  EXPECT_EQ(gpu.frames.front().pts, GST_SECOND);
+  expect_same_frames(gpu.frames, cpu.frames);
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, CudaMemoryDepth, ::testing::Values(1u, 2u, 3u, 4u),
+                         [](const auto &info) { return "depth" + std::to_string(info.param); });
+
 TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHost) {
   ASSERT_TRUE(gst_cuda_load_library());
   gst_cuda_memory_init_once();
