@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU machine over a copy of the tree with ./build (built here) carried along:
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
-#   scripts/gpu-check.sh [tests|sanitize|element|bench|pipeline]...   (default: all five)
+#   scripts/gpu-check.sh [tests|sanitize|element|bench|pipeline|mainjob]...   (default: all six)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize element bench pipeline)
+((${#steps[@]})) || steps=(tests sanitize element bench pipeline mainjob)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -55,6 +55,13 @@ for step in "${steps[@]}"; do
       else
         echo "bench: build/bench/histeq-bench not built"
       fi
+      ;;
+    mainjob)
+      # The README's main job with cudahisteq. The bundle has no libav, so decodebin decodes
+      # the sample with NVDEC (nvh264dec); the outputs come back in $out/main-job.
+      HISTEQ_ELEMENT=cudahisteq pipelines/equalize-sample "$out/main-job" 2>&1 | tee "$out/main-job.txt"
+      ((PIPESTATUS[0] == 0)) || status=1
+      rm -f "$out/main-job/sample.mp4"
       ;;
     pipeline)
       ./build/bench/pipeline/histeq-pipeline-bench 2>&1 | tee "$out/pipeline-bench.txt"
