@@ -34,14 +34,18 @@ bool have_elements(std::initializer_list<const char *> names, std::string &missi
   return true;
 }
 
+// Zero-copy tests need a GPU and nvcodec's cudaupload/cudadownload.
+#define SKIP_WITHOUT_NVCODEC()                                                           \
+  do {                                                                                   \
+    SKIP_WITHOUT_CUDA_DEVICE();                                                          \
+    std::string missing;                                                                 \
+    if (!have_elements({"cudaupload", "cudadownload"}, missing))                         \
+      GTEST_SKIP() << "GStreamer's nvcodec plugin (" << missing << ") is not installed"; \
+  } while (0)
+
 class CudaMemory : public ::testing::Test {
  protected:
-  void SetUp() override {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    std::string missing;
-    if (!have_elements({"cudaupload", "cudadownload"}, missing))
-      GTEST_SKIP() << "GStreamer's nvcodec plugin (" << missing << ") is not installed";
-  }
+  void SetUp() override { SKIP_WITHOUT_NVCODEC(); }
 };
 
 int cuda_devices() {
@@ -94,12 +98,7 @@ TEST(CudaMemoryCaps, AreAdvertisedFirstOnBothPadsThenSystemMemory) {
 class CudaMemoryFormats
     : public ::testing::TestWithParam<std::tuple<const char *, std::pair<int, int>>> {
  protected:
-  void SetUp() override {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    std::string missing;
-    if (!have_elements({"cudaupload", "cudadownload"}, missing))
-      GTEST_SKIP() << "GStreamer's nvcodec plugin (" << missing << ") is not installed";
-  }
+  void SetUp() override { SKIP_WITHOUT_NVCODEC(); }
 };
 
 TEST_P(CudaMemoryFormats, UploadEqualizeDownloadStaysInCudaMemoryWithHistEqsBytes) {
@@ -125,12 +124,7 @@ INSTANTIATE_TEST_SUITE_P(
 
 class CudaMemoryDepth : public ::testing::TestWithParam<guint> {
  protected:
-  void SetUp() override {
-    SKIP_WITHOUT_CUDA_DEVICE();
-    std::string missing;
-    if (!have_elements({"cudaupload", "cudadownload"}, missing))
-      GTEST_SKIP() << "GStreamer's nvcodec plugin (" << missing << ") is not installed";
-  }
+  void SetUp() override { SKIP_WITHOUT_NVCODEC(); }
   std::string middle() const {
     return "cudaupload ! cudahisteq name=eq depth=" + std::to_string(GetParam()) +
            " ! cudadownload";
