@@ -13,10 +13,12 @@
 
 #include "equalization.h"
 #include "methods.h"
+#include "stream_ring.h"
 
 class CudaMemoryFrames {
  public:
-  static constexpr int kMaxInFlight = 8;
+  // As many as the depth property allows.
+  static constexpr int kMaxInFlight = histeq::cuda::StreamRing::kMaxDepth;
 
   CudaMemoryFrames();
   ~CudaMemoryFrames();  // waits for the frames in flight, frees the scratch inside its context
