@@ -462,12 +462,12 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
     gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
     gst_buffer_pool_config_set_allocator(config, self->state->pinned, &params);
     gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    if (!gst_buffer_pool_set_config(pool, config)) {
+    guint size = 0;
+    if (gst_cuda_hist_eq_configure_pool(pool, config, &size)) {
+      gst_query_add_allocation_pool(query, pool, size, buffers, 0);
+    } else {
       GST_WARNING_OBJECT(self, "the pinned buffer pool refused its configuration");
-      gst_object_unref(pool);
-      return TRUE;
     }
-    gst_query_add_allocation_pool(query, pool, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
     gst_object_unref(pool);
   }
   return TRUE;
