@@ -200,6 +200,24 @@ TEST(DeviceEqualizer, RejectsUseBeforeInitAndBadSlots) {
 }
 
 // The same equalizer on device scratch that the caller allocated and frees.
+namespace {
+
+// One natural frame in a guarded plane through `equalizer` (limited range), checked against the
+// CPU core with its guard bands intact.
+void expect_equalizes_natural_frame(DeviceEqualizer &equalizer, const Size &size,
+                                    KernelConfig config) {
+  GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
+  ASSERT_CUDA(plane.upload(input(Content::kNatural, size)));
+  ASSERT_CUDA(equalizer.equalize(plane.plane(), histeq::limited_range(8), config, nullptr));
+  std::vector<std::uint8_t> out;
+  bool guards_intact = false;
+  ASSERT_CUDA(plane.download(out, guards_intact));
+  EXPECT_TRUE(guards_intact);
+  ASSERT_TRUE(out == expected(Content::kNatural, size, true));
+}
+
+}  // namespace
+
 TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
   SKIP_WITHOUT_CUDA_DEVICE();
   void *d_scratch = nullptr;
@@ -223,14 +241,7 @@ TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
     for (const KernelConfig config :
          {KernelConfig{}, KernelConfig{HistogramMethod::kSharedAtomics, ScanMethod::kBrentKung,
                                        LutMemory::kTexture}}) {
-      GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
-      ASSERT_CUDA(plane.upload(input(Content::kNatural, size)));
-      ASSERT_CUDA(equalizer.equalize(plane.plane(), histeq::limited_range(8), config, nullptr));
-      std::vector<std::uint8_t> out;
-      bool guards_intact = false;
-      ASSERT_CUDA(plane.download(out, guards_intact));
-      EXPECT_TRUE(guards_intact);
-      ASSERT_TRUE(out == expected(Content::kNatural, size, true));
+      expect_equalizes_natural_frame(equalizer, size, config);
     }
   }
   ASSERT_CUDA(cudaFree(d_scratch));
@@ -249,13 +260,7 @@ TEST(AfterAFailedCudaCall, TheNextFrameIsEqualizedAndBitExact) {
                                      LutMemory::kConstant}}) {
     void *impossible = nullptr;
     ASSERT_EQ(cudaMalloc(&impossible, std::size_t(1) << 60), cudaErrorMemoryAllocation);
-    GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
-    ASSERT_CUDA(plane.upload(input(Content::kNatural, size)));
-    ASSERT_CUDA(equalizer.equalize(plane.plane(), histeq::limited_range(8), config, nullptr));
-    std::vector<std::uint8_t> out;
-    bool guards_intact = false;
-    ASSERT_CUDA(plane.download(out, guards_intact));
-    EXPECT_TRUE(out == expected(Content::kNatural, size, true));
+    expect_equalizes_natural_frame(equalizer, size, config);
   }
 }
 
