@@ -7,15 +7,13 @@
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
+#include "kernel_shape.cuh"
 #include "luma_words.cuh"
 
 namespace histeq::cuda {
 
 namespace {
 
-constexpr int kLevels = 256;
-constexpr int kBlock = 256;
-constexpr int kWarps = kBlock / 32;
 // 16-byte chunks each thread keeps in registers between counting and mapping: enough for a
 // whole 4K plane on an H100, so the map re-reads nothing there.
 constexpr int kCached = 4;

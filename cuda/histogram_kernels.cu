@@ -8,15 +8,13 @@
 #include <cstdint>
 
 #include "cuda_check.h"
+#include "kernel_shape.cuh"
 #include "luma_words.cuh"
 
 namespace histeq::cuda {
 
 namespace {
 
-constexpr int kLevels = 256;
-constexpr int kBlock = 256;
-constexpr int kWarps = kBlock / 32;
 constexpr int kReplicas = 8;
 
 // Pixel i of the visible image, in row-major order.

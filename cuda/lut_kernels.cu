@@ -4,12 +4,12 @@
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
+#include "kernel_shape.cuh"
 
 namespace histeq::cuda {
 
 namespace {
 
-constexpr int kLevels = 256;
 using Count = unsigned long long;
 
 // Each scan turns s[0..255] into its inclusive prefix sum; thread t owns element t.

@@ -4,14 +4,12 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "kernel_shape.cuh"
 #include "luma_words.cuh"
 
 namespace histeq::cuda {
 
 namespace {
-
-constexpr int kLevels = 256;
-constexpr int kBlock = 256;
 
 __constant__ std::uint8_t c_luts[kConstantLutSlots][kLevels];
 
