@@ -32,6 +32,35 @@ struct Items {
   }
 };
 
+// A thread's walk over the items first, first + stride, ... as (row, chunk) positions: each step
+// is an add and a compare. Finding the row of every item with a 64-bit division took about a
+// tenth of the kernel's time (H100, same run: 4K uniform 18.9 -> 17.3 us, natural 14.6 ->
+// 13.6 us). The separate kernels keep their division: at about one item per thread there is
+// nothing to save.
+struct ItemCursor {
+  int y = 0, c = 0;
+  int rows_step = 0, chunks_step = 0, per_row = 0;
+  __device__ ItemCursor(const Items &items, int height, long long first, long long stride)
+      : per_row(items.per_row) {
+    if (first >= items.count) {
+      y = height;
+      return;
+    }
+    y = int(first / per_row);
+    c = int(first - (long long)y * per_row);
+    rows_step = int(stride / per_row);
+    chunks_step = int(stride - (long long)rows_step * per_row);
+  }
+  __device__ void next() {
+    y += rows_step;
+    c += chunks_step;
+    if (c >= per_row) {
+      c -= per_row;
+      ++y;
+    }
+  }
+};
+
 template <bool kWarpVote>
 __global__ void __launch_bounds__(kBlock)
     fused(DevicePlane plane, OutputRange range, Count *d_histogram, Count *d_next_histogram,
@@ -49,22 +78,17 @@ __global__ void __launch_bounds__(kBlock)
   __syncthreads();
 
   const Items items(plane);
-  const long long stride = (long long)gridDim.x * kBlock;
-  const long long first = blockIdx.x * (long long)kBlock + t;
+  const ItemCursor start(items, plane.height, blockIdx.x * (long long)kBlock + t,
+                         (long long)gridDim.x * kBlock);
   unsigned *mine = bins[t / 32];
   uint4 cached[kCached];
 
-  auto row_of = [&](long long i, int &c) {
-    const int y = int(i / items.per_row);
-    c = int(i - (long long)y * items.per_row);
-    return plane.data + (std::size_t)y * plane.pitch;
-  };
+  auto row_at = [&](const ItemCursor &at) { return plane.data + (std::size_t)at.y * plane.pitch; };
   // `loaded` holds the item's chunk when the caller loaded it already.
-  auto count_item = [&](long long i, const uint4 *loaded) {
-    int c;
-    const std::uint8_t *row = row_of(i, c);
-    if (c < items.chunks) {
-      const uint4 v = loaded ? *loaded : *reinterpret_cast<const uint4 *>(row + c * 16);
+  auto count_item = [&](const ItemCursor &at, const uint4 *loaded) {
+    const std::uint8_t *row = row_at(at);
+    if (at.c < items.chunks) {
+      const uint4 v = loaded ? *loaded : *reinterpret_cast<const uint4 *>(row + at.c * 16);
       if constexpr (kWarpVote) {
         count_chunk_voted(mine, v);
       } else {
@@ -74,12 +98,11 @@ __global__ void __launch_bounds__(kBlock)
       for (int x = items.chunks * 16; x < plane.width; ++x) atomicAdd(&mine[row[x]], 1u);
     }
   };
-  auto map_item = [&](long long i, const uint4 *kept) {
-    int c;
-    std::uint8_t *row = row_of(i, c);
-    if (c < items.chunks) {
-      const uint4 v = kept ? *kept : *reinterpret_cast<const uint4 *>(row + c * 16);
-      *reinterpret_cast<uint4 *>(row + c * 16) = map_chunk(v, SharedLut{lut});
+  auto map_item = [&](const ItemCursor &at, const uint4 *kept) {
+    std::uint8_t *row = row_at(at);
+    if (at.c < items.chunks) {
+      const uint4 v = kept ? *kept : *reinterpret_cast<const uint4 *>(row + at.c * 16);
+      *reinterpret_cast<uint4 *>(row + at.c * 16) = map_chunk(v, SharedLut{lut});
     } else {
       for (int x = items.chunks * 16; x < plane.width; ++x) row[x] = std::uint8_t(lut[row[x]]);
     }
@@ -87,19 +110,18 @@ __global__ void __launch_bounds__(kBlock)
 
   // Every cached chunk is loaded before any is counted: the loads then overlap in flight instead
   // of each waiting behind the previous chunk's shared atomics.
+  ItemCursor at = start;
 #pragma unroll
-  for (int k = 0; k < kCached; ++k) {
-    const long long i = first + k * stride;
-    int c = 0;
-    const std::uint8_t *row = i < items.count ? row_of(i, c) : nullptr;
-    if (row && c < items.chunks) cached[k] = *reinterpret_cast<const uint4 *>(row + c * 16);
+  for (int k = 0; k < kCached; ++k, at.next()) {
+    if (at.y < plane.height && at.c < items.chunks)
+      cached[k] = *reinterpret_cast<const uint4 *>(row_at(at) + at.c * 16);
   }
+  at = start;
 #pragma unroll
-  for (int k = 0; k < kCached; ++k) {
-    const long long i = first + k * stride;
-    if (i < items.count) count_item(i, &cached[k]);
+  for (int k = 0; k < kCached; ++k, at.next()) {
+    if (at.y < plane.height) count_item(at, &cached[k]);
   }
-  for (long long i = first + kCached * stride; i < items.count; i += stride) count_item(i, nullptr);
+  for (; at.y < plane.height; at.next()) count_item(at, nullptr);
   __syncthreads();
   for (int v = t; v < kLevels; v += kBlock) {
     unsigned sum = 0;
@@ -123,12 +145,12 @@ __global__ void __launch_bounds__(kBlock)
   if (blockIdx.x == 0) d_lut[t] = std::uint8_t(lut[t]);
   __syncthreads();
 
+  at = start;
 #pragma unroll
-  for (int k = 0; k < kCached; ++k) {
-    const long long i = first + k * stride;
-    if (i < items.count) map_item(i, &cached[k]);
+  for (int k = 0; k < kCached; ++k, at.next()) {
+    if (at.y < plane.height) map_item(at, &cached[k]);
   }
-  for (long long i = first + kCached * stride; i < items.count; i += stride) map_item(i, nullptr);
+  for (; at.y < plane.height; at.next()) map_item(at, nullptr);
 }
 
 }  // namespace
