@@ -258,10 +258,45 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
   return GST_FLOW_OK;
 }
 
+// Pushes every frame still in flight, in order (EOS, caps change, reconfigure, drain queries).
+static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
+  CudaHistEqState &state = *self->state;
+  while (!state.pending.empty()) {
+    if (!state.pending.front().done) {
+      const GstFlowReturn ret =
+          gst_cuda_hist_eq_finish_oldest(self, state.pending.front().in_cuda_memory);
+      if (ret != GST_FLOW_OK) {
+        gst_cuda_hist_eq_drop_pending(self);
+        return ret;
+      }
+    }
+    GstBuffer *buffer = state.pending.front().buffer;
+    state.pending.pop_front();
+    const GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
+    if (ret != GST_FLOW_OK) {
+      gst_cuda_hist_eq_drop_pending(self);
+      return ret;
+    }
+  }
+  return GST_FLOW_OK;
+}
+
 static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans, gboolean,
                                                           GstBuffer *input) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
+  // Downstream asked for new caps (a RECONFIGURE event). The base class answers that in the
+  // submit_input_buffer this one replaces; frames in flight leave first, under their caps.
+  if (gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans))) {
+    GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
+    if (ret == GST_FLOW_OK && !gst_base_transform_reconfigure(trans))
+      ret = GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
+                                                                   : GST_FLOW_NOT_NEGOTIATED;
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref(input);
+      return ret;
+    }
+  }
   PendingFrame pending;
   if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP)) {
     pending.buffer = input;
@@ -321,29 +356,6 @@ static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, G
   }
   *outbuf = state.pending.front().buffer;
   state.pending.pop_front();
-  return GST_FLOW_OK;
-}
-
-// Pushes every frame still in flight, in order (EOS, caps change, drain queries).
-static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
-  CudaHistEqState &state = *self->state;
-  while (!state.pending.empty()) {
-    if (!state.pending.front().done) {
-      const GstFlowReturn ret =
-          gst_cuda_hist_eq_finish_oldest(self, state.pending.front().in_cuda_memory);
-      if (ret != GST_FLOW_OK) {
-        gst_cuda_hist_eq_drop_pending(self);
-        return ret;
-      }
-    }
-    GstBuffer *buffer = state.pending.front().buffer;
-    state.pending.pop_front();
-    const GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
-    if (ret != GST_FLOW_OK) {
-      gst_cuda_hist_eq_drop_pending(self);
-      return ret;
-    }
-  }
   return GST_FLOW_OK;
 }
 

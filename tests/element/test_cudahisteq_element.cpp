@@ -249,6 +249,32 @@ TEST(CudaHistEqElement, CapsChangeDrainsAndUsesTheNewSize) {
   gst_harness_teardown(h);
 }
 
+// A RECONFIGURE from downstream is answered before the next frame: the frames in flight leave
+// first, then the element renegotiates. Caps downstream no longer takes stop the stream with
+// not-negotiated rather than frames pushed at a sink that refuses them.
+TEST(CudaHistEqElement, DownstreamReconfigureDrainsThenRenegotiates) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = harness("cudahisteq depth=3");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  gst_harness_set_sink_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(11);
+  for (int i = 0; i < 2; ++i) ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  ASSERT_EQ(gst_harness_buffers_received(h), 0u) << "depth 3 holds two frames";
+
+  EXPECT_TRUE(gst_harness_push_upstream_event(h, gst_event_new_reconfigure()));
+  ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  EXPECT_EQ(gst_harness_buffers_received(h), 2u)
+      << "both frames in flight come out before the renegotiation, and the third is held";
+
+  const GstVideoInfo gray = video_info(GST_VIDEO_FORMAT_GRAY8, 320, 240);
+  gst_harness_set_sink_caps(h, gst_video_info_to_caps(&gray));
+  EXPECT_TRUE(gst_harness_push_upstream_event(h, gst_event_new_reconfigure()));
+  EXPECT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_NOT_NEGOTIATED);
+  EXPECT_EQ(gst_harness_buffers_received(h), 3u) << "the held frame still came out";
+  gst_harness_teardown(h);
+}
+
 TEST(CudaHistEqElement, UpstreamGetsAPoolOfPinnedBuffersAndTheyAreEqualized) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 640, 360);
