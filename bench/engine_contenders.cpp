@@ -159,7 +159,8 @@ EngineInfo engine_info() {
               variant_name(hc::resolve({})) +
               " (one cooperative kernel; every variant also as three kernels); StreamRing for "
               "host frames",
-          "CUDA Graphs (not in the engine's API yet)"};
+          "CUDA Graphs inside the engine's API (each contender's graph-replay row is what "
+          "replaying its launches as a graph costs)"};
 }
 
 std::vector<DeviceContender> engine_device_contenders(FrameSize size, std::ptrdiff_t pitch,
