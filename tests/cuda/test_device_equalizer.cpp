@@ -199,7 +199,6 @@ TEST(DeviceEqualizer, RejectsUseBeforeInitAndBadSlots) {
   EXPECT_EQ(equalizer.init(histeq::cuda::kConstantLutSlots), cudaErrorInvalidValue);
 }
 
-// The same equalizer on device scratch that the caller allocated and frees.
 namespace {
 
 // One natural frame in a guarded plane through `equalizer` (limited range), checked against the
@@ -218,6 +217,7 @@ void expect_equalizes_natural_frame(DeviceEqualizer &equalizer, const Size &size
 
 }  // namespace
 
+// The same equalizer on device scratch that the caller allocated and frees.
 TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
   SKIP_WITHOUT_CUDA_DEVICE();
   void *d_scratch = nullptr;
