@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The benchmark built without the GPU engine (cuda/ not in this build): peers only.
 #include "engine_contenders.h"
+#include "one_kernel_floor.h"
 
 namespace bench {
 
@@ -13,8 +14,13 @@ std::vector<DeviceContender> engine_device_contenders(FrameSize, std::ptrdiff_t,
   return {};
 }
 
-std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &) {
+std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &, int) {
   return {};
+}
+
+// Without the engine there is no grid to reproduce: 0, and main() leaves the row out.
+double one_kernel_floor_us(const DevicePlanes &, cudaStream_t, const Repeats &, Launch) {
+  return 0;
 }
 
 GoalRows engine_goal_rows() {

@@ -46,6 +46,12 @@ std::string short_label(FrameSize s) {
   }
 }
 
+std::string two_places(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
 std::vector<FrameSize> sizes_of(const Results &results) {
   std::vector<FrameSize> sizes;
   for (const Row &r : results.rows()) {
@@ -143,6 +149,24 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
     if (constant > 0 && random > 0) goals[6].add(where, constant / random, 1.2, false);
   }
 
+  // The floor moves no pixel through a histogram, so its time hardly depends on content: the
+  // worst content is taken for it as for the engine.
+  std::string floor_vs_copy, cub_vs_floor;
+  for (FrameSize size : sizes_of(results)) {
+    double floor_ratio = 0, cub_over_floor = 0;
+    if (worst_over_contents(
+            [&](Content c) { return ratio(Section::kDevice, names.one_kernel_floor, c, size); },
+            true, &floor_ratio))
+      floor_vs_copy += " " + short_label(size) + " " + two_places(floor_ratio);
+    if (worst_over_contents(
+            [&](Content c) {
+              const auto [f, p] = device_pair(names.one_kernel_floor, names.cub_device, c, size);
+              return f > 0 && p > 0 ? p / f : 0.0;
+            },
+            false, &cub_over_floor))
+      cub_vs_floor += " " + short_label(size) + " " + two_places(cub_over_floor);
+  }
+
   int missed = 0;
   out << "\n== Goals (issue 3), ratios from this run\n";
   for (const Goal &g : goals) {
@@ -150,6 +174,14 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
     if (!g.has_data || !g.pass) ++missed;
     out << verdict << "  " << g.name << ": " << (g.has_data ? g.detail : "no data") << "\n";
   }
+  if (!floor_vs_copy.empty())
+    out << "bound one-kernel floor (read, grid barrier, write back; no equalization) x the D2D "
+           "copy, GPU time:"
+        << floor_vs_copy << "\n";
+  if (!cub_vs_floor.empty())
+    out << "bound the most a one-kernel design could be faster than CUB (CUB / that floor, "
+           "worst content):"
+        << cub_vs_floor << "\n";
   return missed;
 }
 

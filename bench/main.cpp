@@ -17,6 +17,7 @@
 #include "options.h"
 #include "peers.h"
 #include "planes.h"
+#include "one_kernel_floor.h"
 #include "results.h"
 #include "runner.h"
 
@@ -26,6 +27,7 @@ namespace {
 
 constexpr const char *kCopyRow = "D2D copy (cudaMemcpy2DAsync)";
 constexpr const char *kFloorRow = "PCIe floor (H2D + D2H at once; pinned)";
+constexpr const char *kOneKernelRow = "one-kernel floor (read, grid barrier, write back)";
 
 struct Gpu {
   cudaDeviceProp prop{};
@@ -107,6 +109,11 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
       row.check = "-";
       results->add(row);
       (launch == Launch::kGraph ? copy.graph_us : copy.launched_us) = row.us_per_frame;
+      Row floor{row.section, kOneKernelRow, content, size};
+      floor.us_per_frame = one_kernel_floor_us(planes, stream.get(), device_reps, launch);
+      floor.ratio = floor.us_per_frame / row.us_per_frame;
+      floor.check = "-";
+      if (floor.us_per_frame > 0) results->add(floor);
     }
     if (content == o.contents.front()) {
       results->note(size.label() +
@@ -171,6 +178,7 @@ int run(int argc, char **argv) {
   goal_rows.cub_device = peer_names::kCub;
   goal_rows.seed_device = peer_names::kSeedDevice;
   goal_rows.seed_end_to_end = peer_names::kSeedPageable;
+  goal_rows.one_kernel_floor = kOneKernelRow;
   const int missed = print_goals(results, goal_rows, std::cout);
   std::cout << missed << " goal(s) missed\n";
 

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// The floor of any single-kernel equalizer on the engine's grid: one cooperative kernel that
+// reads the plane (the first 16-byte chunks of each thread into registers, as the engine's
+// single kernel does, the rest read and dropped), waits once at a grid-wide barrier, and writes
+// the plane back in place (the chunks beyond the registers read again first). It does no
+// counting, merging, LUT or lookup, so what the engine's kernel costs beyond this row is the
+// equalization itself, and a goal below this row is out of reach of any one-kernel design.
+
+#include <cuda_runtime_api.h>
+
+#include "planes.h"
+#include "timing.h"
+
+namespace bench {
+
+// Per frame, in place on planes.src(i); the grid is the engine's (fused_blocks_for). 0 when the
+// benchmark is built without the engine (no grid to reproduce).
+double one_kernel_floor_us(const DevicePlanes &planes, cudaStream_t stream, const Repeats &r,
+                           Launch launch);
+
+}  // namespace bench
