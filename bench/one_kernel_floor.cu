@@ -7,13 +7,14 @@
 
 #include "check.h"
 #include "fused_kernel.h"
+#include "kernel_shape.cuh"
 
 namespace bench {
 
 namespace {
 
-constexpr int kBlock = 256;  // the engine's block
-constexpr int kCached = 4;   // 16-byte chunks per thread the engine's kernel keeps in registers
+using histeq::cuda::kBlock;
+constexpr int kCached = histeq::cuda::kFusedCachedChunks;
 
 // Row y, item c of a plane walked as the engine walks it: 16-byte chunks, then one item for a
 // row's tail bytes; stepped with an add and a compare.

@@ -14,9 +14,7 @@ namespace histeq::cuda {
 
 namespace {
 
-// 16-byte chunks each thread keeps in registers between counting and mapping: enough for a
-// whole 4K plane on an H100, so the map re-reads nothing there.
-constexpr int kCached = 4;
+constexpr int kCached = kFusedCachedChunks;
 
 using Count = unsigned long long;
 

@@ -10,6 +10,12 @@
 
 namespace histeq::cuda {
 
+// 16-byte chunks each thread of the single kernel keeps in registers between counting and
+// mapping: enough for a whole 4K plane on an H100, so the map re-reads nothing there. More
+// registers per thread cost occupancy: 2 chunks at 6 blocks per SM measured 13.5 -> 16.1 us
+// (4K natural) and 17.4 -> 22.7 us (4K uniform) on the H100 (two runs of one session).
+constexpr int kFusedCachedChunks = 4;
+
 // One cooperative kernel per frame: every block counts its share of the plane (16-byte loads,
 // keeping the first chunks in registers), the grid synchronizes once, every block builds the
 // LUT from the 256 device bins in its own shared memory, then maps the same share. The plane
