@@ -7,6 +7,7 @@
 
 #include "check.h"
 #include "fused_kernel.h"
+#include "item_walk.cuh"
 #include "kernel_shape.cuh"
 
 namespace bench {
@@ -16,54 +17,46 @@ namespace {
 using histeq::cuda::kBlock;
 constexpr int kCached = histeq::cuda::kFusedCachedChunks;
 
-// Row y, item c of a plane walked as the engine walks it: 16-byte chunks, then one item for a
-// row's tail bytes; stepped with an add and a compare.
-struct Cursor {
-  int y, c, rows_step, items_step, per_row;
-  __device__ void next() {
-    y += rows_step;
-    c += items_step;
-    if (c >= per_row) {
-      c -= per_row;
-      ++y;
-    }
-  }
-};
-
+// `zero` is 0 at every launch; the compiler cannot know that, so writing back v ^ zero is a real
+// load and store, as the engine's lookup is (a plain *p = *p may be optimized away).
 __global__ void __launch_bounds__(kBlock)
-    read_barrier_write(std::uint8_t *data, std::size_t pitch, int width, int height,
-                       unsigned *sink) {
-  const bool aligned = std::uintptr_t(data) % 16 == 0 && pitch % 16 == 0;
-  const int chunks = aligned ? width / 16 : 0;
-  const int per_row = chunks + (width > chunks * 16 ? 1 : 0);
+    read_barrier_write(histeq::cuda::DevicePlane plane, unsigned zero, unsigned *sink) {
+  using histeq::cuda::ItemCursor;
+  const histeq::cuda::Items items(plane);
   const long long first = blockIdx.x * (long long)kBlock + threadIdx.x;
-  const long long stride = (long long)gridDim.x * kBlock;
-  Cursor start{height, 0, int(stride / per_row), int(stride % per_row), per_row};
-  if (first < (long long)per_row * height) {
-    start.y = int(first / per_row);
-    start.c = int(first % per_row);
-  }
-  auto row = [&](const Cursor &at) { return data + std::size_t(at.y) * pitch; };
-  auto chunk = [&](const Cursor &at) { return reinterpret_cast<uint4 *>(row(at) + at.c * 16); };
+  const ItemCursor start(items, plane.height, first, (long long)gridDim.x * kBlock);
+  auto row = [&](const ItemCursor &at) { return plane.data + std::size_t(at.y) * plane.pitch; };
+  auto chunk = [&](const ItemCursor &at) { return reinterpret_cast<uint4 *>(row(at) + at.c * 16); };
+  // What was read and not kept, so that reading it is not optimized away.
+  unsigned folded = 0;
+  auto fold_tail = [&](const ItemCursor &at) {
+    for (int x = items.chunks * 16; x < plane.width; ++x) folded ^= row(at)[x];
+  };
+  auto rewrite_tail = [&](const ItemCursor &at) {
+    for (int x = items.chunks * 16; x < plane.width; ++x)
+      row(at)[x] = std::uint8_t(row(at)[x] ^ zero);
+  };
+  auto flipped = [&](uint4 v) {
+    return make_uint4(v.x ^ zero, v.y ^ zero, v.z ^ zero, v.w ^ zero);
+  };
 
   uint4 cached[kCached];
-  unsigned folded = 0;  // what was read and not kept, so that reading it is not optimized away
-  Cursor at = start;
+  ItemCursor at = start;
 #pragma unroll
   for (int k = 0; k < kCached; ++k, at.next()) {
-    if (at.y >= height) continue;
-    if (at.c < chunks) {
+    if (at.y >= plane.height) continue;
+    if (at.c < items.chunks) {
       cached[k] = *chunk(at);
     } else {
-      for (int x = chunks * 16; x < width; ++x) folded ^= row(at)[x];
+      fold_tail(at);
     }
   }
-  for (; at.y < height; at.next()) {
-    if (at.c < chunks) {
+  for (; at.y < plane.height; at.next()) {
+    if (at.c < items.chunks) {
       const uint4 v = *chunk(at);
       folded ^= v.x ^ v.y ^ v.z ^ v.w;
     } else {
-      for (int x = chunks * 16; x < width; ++x) folded ^= row(at)[x];
+      fold_tail(at);
     }
   }
 
@@ -72,18 +65,18 @@ __global__ void __launch_bounds__(kBlock)
   at = start;
 #pragma unroll
   for (int k = 0; k < kCached; ++k, at.next()) {
-    if (at.y >= height) continue;
-    if (at.c < chunks) {
-      *chunk(at) = cached[k];
+    if (at.y >= plane.height) continue;
+    if (at.c < items.chunks) {
+      *chunk(at) = flipped(cached[k]);
     } else {
-      for (int x = chunks * 16; x < width; ++x) row(at)[x] = row(at)[x];
+      rewrite_tail(at);
     }
   }
-  for (; at.y < height; at.next()) {
-    if (at.c < chunks) {
-      *chunk(at) = *chunk(at);
+  for (; at.y < plane.height; at.next()) {
+    if (at.c < items.chunks) {
+      *chunk(at) = flipped(*chunk(at));
     } else {
-      for (int x = chunks * 16; x < width; ++x) row(at)[x] = row(at)[x];
+      rewrite_tail(at);
     }
   }
   if (folded == 0xFFFFFFFFu && first == 0) *sink = folded;
@@ -107,11 +100,11 @@ double one_kernel_floor_us(const DevicePlanes &planes, cudaStream_t stream, cons
                   " blocks does not fit at once");
   DeviceBuffer sink = device_buffer(sizeof(unsigned));
   return us_per_frame(launch, stream, r, [&](long i) {
-    std::uint8_t *data = planes.src(i);
-    std::size_t pitch = std::size_t(planes.pitch());
-    int width = size.width, height = size.height;
+    histeq::cuda::DevicePlane plane{planes.src(i), size.width, size.height,
+                                    std::size_t(planes.pitch())};
+    unsigned zero = 0;
     unsigned *sink_ptr = sink.as<unsigned>();
-    void *args[] = {&data, &pitch, &width, &height, &sink_ptr};
+    void *args[] = {&plane, &zero, &sink_ptr};
     BENCH_CUDA(cudaLaunchCooperativeKernel((const void *)read_barrier_write, dim3(blocks),
                                            dim3(kBlock), args, 0, stream));
     BENCH_LAUNCH("read_barrier_write");

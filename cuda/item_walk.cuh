@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// How the single kernel walks a pitched plane, shared with the benchmark's one-kernel floor so
+// that the floor moves the plane exactly as the kernel does.
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "device_plane.h"
+
+namespace histeq::cuda {
+
+// Work item i: 16-byte chunk c of row y when c < chunks, else the row's tail bytes.
+struct Items {
+  int chunks, per_row;
+  long long count;
+  __device__ Items(const DevicePlane &p) {
+    const bool aligned = ((std::uintptr_t)p.data % 16 == 0) && (p.pitch % 16 == 0);
+    chunks = aligned ? p.width / 16 : 0;
+    per_row = chunks + (p.width > chunks * 16 ? 1 : 0);
+    count = (long long)per_row * p.height;
+  }
+};
+
+// A thread's walk over the items first, first + stride, ... as (row, chunk) positions: each step
+// is an add and a compare. Finding the row of every item with a 64-bit division cost 7-9% of
+// the kernel's time (H100, same run: 4K uniform 18.9 -> 17.3 us, natural 14.6 -> 13.6 us). The
+// separate kernels keep their division: at about one item per thread there is nothing to save.
+struct ItemCursor {
+  int y = 0, c = 0;
+  int rows_step = 0, chunks_step = 0, per_row = 0;
+  __device__ ItemCursor(const Items &items, int height, long long first, long long stride)
+      : per_row(items.per_row) {
+    if (first >= items.count) {
+      y = height;
+      return;
+    }
+    y = int(first / per_row);
+    c = int(first - (long long)y * per_row);
+    rows_step = int(stride / per_row);
+    chunks_step = int(stride - (long long)rows_step * per_row);
+  }
+  __device__ void next() {
+    y += rows_step;
+    c += chunks_step;
+    if (c >= per_row) {
+      c -= per_row;
+      ++y;
+    }
+  }
+};
+
+}  // namespace histeq::cuda
