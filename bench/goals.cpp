@@ -175,12 +175,12 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
     out << verdict << "  " << g.name << ": " << (g.has_data ? g.detail : "no data") << "\n";
   }
   if (!floor_vs_copy.empty())
-    out << "bound one-kernel floor (read, grid barrier, write back; no equalization) x the D2D "
-           "copy, GPU time:"
+    out << "bound the engine-shaped one-kernel floor (its grid and register cache; read, grid "
+           "barrier, write back) x the D2D copy, GPU time, worst content:"
         << floor_vs_copy << "\n";
   if (!cub_vs_floor.empty())
-    out << "bound the most a one-kernel design could be faster than CUB (CUB / that floor, "
-           "worst content):"
+    out << "bound the most a kernel of the engine's shape could be faster than CUB (CUB / that "
+           "floor, worst content):"
         << cub_vs_floor << "\n";
   return missed;
 }

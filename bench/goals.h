@@ -21,8 +21,9 @@ struct GoalRows {
   std::string one_kernel_floor;  // read, grid barrier, write back (one_kernel_floor.h)
 };
 
-// Prints the summary, then what the one-kernel floor bounds: no single-kernel design can go
-// below the floor's ratio to the copy, nor beat CUB by more than CUB's time over the floor.
+// Prints the summary, then what the one-kernel floor bounds: no single kernel of the engine's
+// shape (one_kernel_floor.h) can go below the floor's ratio to the copy, nor beat CUB by more
+// than CUB's time over the floor.
 // Returns the number of goals missed (goals with no data count as missed).
 int print_goals(const Results &results, const GoalRows &rows, std::ostream &out);
 

@@ -14,10 +14,10 @@
 #include "engine_contenders.h"
 #include "floors.h"
 #include "goals.h"
+#include "one_kernel_floor.h"
 #include "options.h"
 #include "peers.h"
 #include "planes.h"
-#include "one_kernel_floor.h"
 #include "results.h"
 #include "runner.h"
 
@@ -109,11 +109,16 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
       row.check = "-";
       results->add(row);
       (launch == Launch::kGraph ? copy.graph_us : copy.launched_us) = row.us_per_frame;
-      Row floor{row.section, kOneKernelRow, content, size};
-      floor.us_per_frame = one_kernel_floor_us(planes, stream.get(), device_reps, launch);
-      floor.ratio = floor.us_per_frame / row.us_per_frame;
-      floor.check = "-";
-      if (floor.us_per_frame > 0) results->add(floor);
+      Row one_kernel{row.section, kOneKernelRow, content, size};
+      try {
+        one_kernel.us_per_frame = one_kernel_floor_us(planes, stream.get(), device_reps, launch);
+      } catch (const Failure &failure) {
+        record_failure(row.section, kOneKernelRow, test, failure, results);
+        continue;
+      }
+      one_kernel.ratio = one_kernel.us_per_frame / row.us_per_frame;
+      one_kernel.check = "-";
+      if (one_kernel.us_per_frame > 0) results->add(one_kernel);
     }
     if (content == o.contents.front()) {
       results->note(size.label() +

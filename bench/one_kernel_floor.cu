@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(kBlock)
     for (int x = items.chunks * 16; x < plane.width; ++x)
       row(at)[x] = std::uint8_t(row(at)[x] ^ zero);
   };
-  auto flipped = [&](uint4 v) {
+  auto passed_through = [&](uint4 v) {
     return make_uint4(v.x ^ zero, v.y ^ zero, v.z ^ zero, v.w ^ zero);
   };
 
@@ -67,19 +67,20 @@ __global__ void __launch_bounds__(kBlock)
   for (int k = 0; k < kCached; ++k, at.next()) {
     if (at.y >= plane.height) continue;
     if (at.c < items.chunks) {
-      *chunk(at) = flipped(cached[k]);
+      *chunk(at) = passed_through(cached[k]);
     } else {
       rewrite_tail(at);
     }
   }
   for (; at.y < plane.height; at.next()) {
     if (at.c < items.chunks) {
-      *chunk(at) = flipped(*chunk(at));
+      *chunk(at) = passed_through(*chunk(at));
     } else {
       rewrite_tail(at);
     }
   }
-  if (folded == 0xFFFFFFFFu && first == 0) *sink = folded;
+  // Compared with a launch argument, so `folded` is live in every thread.
+  if (folded == ~zero) *sink = folded;
 }
 
 }  // namespace

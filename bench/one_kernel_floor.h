@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// The floor of any single-kernel equalizer on the engine's grid: one cooperative kernel that
-// reads the plane (the first 16-byte chunks of each thread into registers, as the engine's
-// single kernel does, the rest read and dropped), waits once at a grid-wide barrier, and writes
-// the plane back in place (the chunks beyond the registers read again first). It does no
-// counting, merging, LUT or lookup, so what the engine's kernel costs beyond this row is the
-// equalization itself, and a goal below this row is out of reach of any one-kernel design.
+// The floor of a single-kernel equalizer shaped like the engine's (its grid, its register cache
+// of kFusedCachedChunks chunks per thread, one grid barrier): one cooperative kernel that reads
+// the plane (the first chunks into registers, the rest read and dropped), waits once at a
+// grid-wide barrier, and writes the plane back in place (the chunks beyond the registers read
+// again first). It does no counting, merging, LUT or lookup, so what the engine's kernel costs
+// beyond this row is the equalization itself. A design keeping more of a large plane on chip
+// (8K does not fit the engine's registers) could go below it; one of the engine's shape cannot.
 
 #include <cuda_runtime_api.h>
 

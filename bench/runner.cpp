@@ -121,8 +121,8 @@ void clear_pending_error(const std::string &before, Results *results) {
                cudaGetErrorName(pending));
 }
 
-// A contender that fails (an NPP status, an engine error) gets an ERROR row and the run goes
-// on; a sticky CUDA error (the context is lost) ends it.
+}  // namespace
+
 void record_failure(Section section, const std::string &name, const TestCase &test,
                     const Failure &failure, Results *results) {
   const cudaError_t sticky = cudaDeviceSynchronize();
@@ -134,8 +134,6 @@ void record_failure(Section section, const std::string &name, const TestCase &te
   if (sticky != cudaSuccess) throw;
   (void)cudaGetLastError();
 }
-
-}  // namespace
 
 void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
                     const TestCase &test, const Repeats &repeats, CopyTimes copy,

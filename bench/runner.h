@@ -5,8 +5,10 @@
 // first one frame whose bytes are compared with the CPU reference, then the timed repeats.
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "check.h"
 #include "contenders.h"
 #include "frames.h"
 #include "planes.h"
@@ -32,6 +34,11 @@ struct CopyTimes {
 void measure_device(const DeviceContender &contender, const DevicePlanes &planes,
                     const TestCase &test, const Repeats &repeats, CopyTimes copy,
                     cudaStream_t stream, Results *results);
+
+// Called from a catch block: a contender that fails (an NPP status, an engine error) gets an
+// ERROR row and the run goes on; a sticky CUDA error (the context is lost) rethrows and ends it.
+void record_failure(Section section, const std::string &name, const TestCase &test,
+                    const Failure &failure, Results *results);
 
 // End to end: `floor_us` is the PCIe floor per frame (H2D and D2H at once) from this run.
 void measure_end_to_end(const EndToEndContender &contender, const TestCase &test,
