@@ -103,9 +103,10 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
   const std::size_t width = std::size_t(frame.width);
   const std::size_t height = std::size_t(frame.height);
 
+  const bool src_pinned = is_pinned(frame.src);
   const std::uint8_t *upload = frame.src;
   std::size_t upload_pitch = frame.src_pitch;
-  if (!is_pinned(frame.src)) {
+  if (!src_pinned) {
     HISTEQ_CUDA_TRY(slot.stage_in.reserve(width * height));
     copy_rows(slot.stage_in.data(), width, frame.src, frame.src_pitch, frame.width, frame.height);
     upload = slot.stage_in.data();
@@ -118,7 +119,9 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
   const DevicePlane plane{slot.d_plane, frame.width, frame.height, slot.d_pitch};
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
 
-  slot.staged_out = !is_pinned(frame.dst);
+  // In place (the element's case), the source's answer holds for the destination: one
+  // cudaPointerGetAttributes per frame instead of two.
+  slot.staged_out = !(frame.dst == frame.src ? src_pinned : is_pinned(frame.dst));
   std::uint8_t *download = frame.dst;
   std::size_t download_pitch = frame.dst_pitch;
   if (slot.staged_out) {
