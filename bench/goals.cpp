@@ -13,6 +13,12 @@ namespace {
 
 constexpr Content kContents[] = {Content::kNatural, Content::kUniform, Content::kConstant};
 
+std::string two_places(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
 struct Goal {
   std::string name;
   bool has_data = false;
@@ -24,10 +30,7 @@ struct Goal {
     has_data = true;
     const bool ok = at_least ? value >= threshold : value <= threshold;
     pass = pass && ok;
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%s%s %.2f%s", detail.empty() ? "" : ", ", where.c_str(), value,
-                  ok ? "" : "(miss)");
-    detail += buf;
+    detail += (detail.empty() ? "" : ", ") + where + " " + two_places(value) + (ok ? "" : "(miss)");
   }
 };
 
@@ -44,12 +47,6 @@ std::string short_label(FrameSize s) {
     default:
       return s.label();
   }
-}
-
-std::string two_places(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  return buf;
 }
 
 std::vector<FrameSize> sizes_of(const Results &results) {
