@@ -42,6 +42,8 @@ struct EndToEndContender {
   std::function<const std::uint8_t *(long frame)> output;
   std::ptrdiff_t output_pitch = 0;
   std::string known_defect;
+  // A floor that moves frames without equalizing them: its output must equal its input.
+  bool returns_input = false;
 };
 
 }  // namespace bench

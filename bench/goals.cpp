@@ -164,6 +164,15 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
       cub_vs_floor += " " + short_label(size) + " " + two_places(cub_over_floor);
   }
 
+  std::string ring_chain;
+  for (FrameSize size : sizes_of(results)) {
+    const Content natural = Content::kNatural;
+    const double bare = ratio(Section::kEndToEnd, names.ring_chain_no_kernel, natural, size);
+    const double kernel = ratio(Section::kEndToEnd, names.ring_chain_empty_kernel, natural, size);
+    if (bare > 0 && kernel > 0)
+      ring_chain += " " + short_label(size) + " " + two_places(bare) + "/" + two_places(kernel);
+  }
+
   int missed = 0;
   out << "\n== Goals (issue 3), ratios from this run\n";
   for (const Goal &g : goals) {
@@ -179,6 +188,10 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
     out << "bound the most a kernel of the engine's shape could be faster than CUB (CUB / that "
            "floor, worst content):"
         << cub_vs_floor << "\n";
+  if (!ring_chain.empty())
+    out << "bound the ring's own chain at depth 2 without equalizing, fraction of the PCIe floor "
+           "(no kernel / one empty cooperative kernel on the engine's grid):"
+        << ring_chain << "\n";
   return missed;
 }
 

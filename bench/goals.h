@@ -19,11 +19,15 @@ struct GoalRows {
   std::string seed_device;
   std::string seed_end_to_end;
   std::string one_kernel_floor;  // read, grid barrier, write back (one_kernel_floor.h)
+  // The ring's chain at depth 2 without equalization (ring_chain_floor.h).
+  std::string ring_chain_no_kernel;
+  std::string ring_chain_empty_kernel;
 };
 
-// Prints the summary, then what the one-kernel floor bounds: no single kernel of the engine's
-// shape (one_kernel_floor.h) can go below the floor's ratio to the copy, nor beat CUB by more
-// than CUB's time over the floor.
+// Prints the summary, then what the floors bound: no single kernel of the engine's shape
+// (one_kernel_floor.h) can go below the floor's ratio to the copy, nor beat CUB by more than
+// CUB's time over the floor; no ring of the engine's design (ring_chain_floor.h) can come
+// closer to the PCIe floor at depth 2 than its chain does without equalizing.
 // Returns the number of goals missed (goals with no data count as missed).
 int print_goals(const Results &results, const GoalRows &rows, std::ostream &out);
 

@@ -15,6 +15,7 @@
 #include "floors.h"
 #include "goals.h"
 #include "one_kernel_floor.h"
+#include "ring_chain_floor.h"
 #include "options.h"
 #include "peers.h"
 #include "planes.h"
@@ -28,6 +29,8 @@ namespace {
 constexpr const char *kCopyRow = "D2D copy (cudaMemcpy2DAsync)";
 constexpr const char *kFloorRow = "PCIe floor (H2D + D2H at once; pinned)";
 constexpr const char *kOneKernelRow = "one-kernel floor (read, grid barrier, write back)";
+// The ring depth the end-to-end goals are set at, and so the depth of the ring chain floors.
+constexpr int kGoalDepth = 2;
 
 struct Gpu {
   cudaDeviceProp prop{};
@@ -146,6 +149,7 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
     results->add(floor_row);
     std::vector<EndToEndContender> e2e =
         engine_end_to_end_contenders(frame, e2e_reps.frames_per_batch);
+    for (auto &c : ring_chain_floor_contenders(frame, kGoalDepth)) e2e.push_back(std::move(c));
     for (auto &c : seed_end_to_end_contenders(frame)) e2e.push_back(std::move(c));
     for (const EndToEndContender &c : e2e)
       measure_end_to_end(c, test, e2e_reps, floor.both_us, results);
@@ -184,6 +188,8 @@ int run(int argc, char **argv) {
   goal_rows.seed_device = peer_names::kSeedDevice;
   goal_rows.seed_end_to_end = peer_names::kSeedPageable;
   goal_rows.one_kernel_floor = kOneKernelRow;
+  goal_rows.ring_chain_no_kernel = ring_chain_floor_name(kGoalDepth, false);
+  goal_rows.ring_chain_empty_kernel = ring_chain_floor_name(kGoalDepth, true);
   const int missed = print_goals(results, goal_rows, std::cout);
   std::cout << missed << " goal(s) missed\n";
 
