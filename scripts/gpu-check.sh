@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU machine over a copy of the tree with ./build (built here) carried along:
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
+# The element, pipeline and mainjob steps need GStreamer there: carry .gstrt as well, made here
+# by scripts/bundle-gst-runtime.sh.
 #   scripts/gpu-check.sh [tests|sanitize|element|bench|pipeline|mainjob]...   (default: all six)
 set -uo pipefail
 cd "$(dirname "$0")/.."

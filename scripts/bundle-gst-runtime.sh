@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Makes the relocatable GStreamer bundle for the GPU machine with the shared
+# ../shared/device/make-gst-runtime.sh, then adds what the main job (pipelines/equalize-sample)
+# uses beyond it: videofilter (videobalance), compositor and png (pngenc), with the libraries
+# they need that the bundle lacks. Run here; carry the folder, and source its env.sh there
+# before scripts/gpu-check.sh.
+#   scripts/bundle-gst-runtime.sh [OUTDIR]        (default .gstrt, ignored by git)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-.gstrt}
+maker=../shared/device/make-gst-runtime.sh
+if [[ ! -f $maker ]]; then
+  echo "bundle-gst-runtime: $maker not found (it comes with the GPU machine's workplace)" >&2
+  exit 1
+fi
+bash "$maker" "$out"
+plugins=$(pkg-config --variable=pluginsdir gstreamer-1.0)
+for plugin in videofilter compositor png; do
+  cp "$plugins/libgst$plugin.so" "$out/lib/gstreamer-1.0/"
+  # glibc stays behind: the GPU machine has its own.
+  ldd "$plugins/libgst$plugin.so" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
+    name=$(basename "$lib")
+    case $name in libc.so.* | libm.so.* | ld-linux* | libpthread.so.* | libdl.so.* | librt.so.*) continue ;; esac
+    [[ -e $out/lib/$name ]] || cp -L "$lib" "$out/lib/$name"
+  done
+done
+echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png)"
