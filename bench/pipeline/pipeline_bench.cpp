@@ -29,6 +29,7 @@
 #include "frames.h"
 #include "planes.h"
 #include "resources.h"
+#include "run_watch.h"
 
 namespace {
 
@@ -155,10 +156,11 @@ double run(const std::string &element, const GstVideoInfo &info, Source source, 
   double fps = -1;
   if (pool && gst_buffer_pool_set_active(pool, TRUE)) {
     prefill(pool, info);
+    RunWatch watch(pipeline, appsrc, element, std::chrono::seconds(60));
     const int warmup = 20;
     std::chrono::steady_clock::time_point start;
     int pushed = 0;
-    for (; pushed < warmup + frames; ++pushed) {
+    for (; pushed < warmup + frames && !watch.gave_up(); ++pushed) {
       if (pushed == warmup) start = std::chrono::steady_clock::now();
       GstBuffer *buffer = nullptr;
       if (gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr) != GST_FLOW_OK) break;
@@ -167,14 +169,9 @@ double run(const std::string &element, const GstVideoInfo &info, Source source, 
       if (gst_app_src_push_buffer(appsrc, buffer) != GST_FLOW_OK) break;
     }
     gst_app_src_end_of_stream(appsrc);
-    GstBus *bus = gst_element_get_bus(pipeline);
-    GstMessage *message = gst_bus_timed_pop_filtered(
-        bus, 60 * GST_SECOND, GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-    if (message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS && pushed == warmup + frames)
-      fps =
-          frames / std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (message) gst_message_unref(message);
-    gst_object_unref(bus);
+    RunWatch::Clock::time_point end;
+    if (watch.wait_for_eos(&end) && pushed == warmup + frames)
+      fps = frames / std::chrono::duration<double>(end - start).count();
   } else {
     std::fprintf(stderr, "%s: no %s pool\n", element.c_str(), source_name(source));
   }
@@ -284,5 +281,8 @@ int main(int argc, char **argv) {
       std::fprintf(stderr, "D2D copy not measured: %s\n", e.what());
     }
   }
-  return 0;
+  int failed = 0;
+  for (const auto &fps : fps_of) failed += (fps[0] < 0) + (fps[1] < 0);
+  if (failed) std::printf("%d run(s) failed (-1 above; the reasons are on stderr)\n", failed);
+  return failed ? 1 : 0;
 }

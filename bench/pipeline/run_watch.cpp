@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "run_watch.h"
+
+#include <cstdio>
+
+RunWatch::RunWatch(GstElement *pipeline, GstAppSrc *appsrc, std::string name,
+                   std::chrono::seconds limit)
+    : pipeline_(pipeline),
+      appsrc_(appsrc),
+      name_(std::move(name)),
+      thread_([this, limit] { watch(limit); }) {}
+
+RunWatch::~RunWatch() {
+  thread_.join();
+}
+
+bool RunWatch::wait_for_eos(Clock::time_point *at) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  ended_.wait(lock, [this] { return over_; });
+  *at = eos_at_;
+  return eos_;
+}
+
+void RunWatch::watch(std::chrono::seconds limit) {
+  GstBus *bus = gst_element_get_bus(pipeline_);
+  GstMessage *message =
+      gst_bus_timed_pop_filtered(bus, GstClockTime(limit.count()) * GST_SECOND,
+                                 GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
+  const Clock::time_point now = Clock::now();
+  const bool eos = message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS;
+  if (!message) {
+    std::fprintf(stderr, "%s: no EOS within %lld s; giving up on this run\n", name_.c_str(),
+                 static_cast<long long>(limit.count()));
+  } else if (!eos) {
+    GError *error = nullptr;
+    gchar *debug = nullptr;
+    gst_message_parse_error(message, &error, &debug);
+    std::fprintf(stderr, "%s: %s (%s); giving up on this run\n", name_.c_str(), error->message,
+                 debug ? debug : "no details");
+    g_clear_error(&error);
+    g_free(debug);
+  }
+  if (message) gst_message_unref(message);
+  gst_object_unref(bus);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    over_ = true;
+    eos_ = eos;
+    eos_at_ = now;
+  }
+  ended_.notify_all();
+  if (!eos) {
+    gave_up_ = true;
+    gst_app_src_set_max_buffers(appsrc_, 0);
+  }
+}
