@@ -26,19 +26,21 @@ __device__ __forceinline__ void count_chunk(unsigned *bins, const uint4 &chunk) 
   count_word(bins, chunk.w);
 }
 
-// As count_chunk, but a chunk of 16 equal bytes is first offered to the lanes that are
-// counting alongside: when every one of them holds the same flat chunk (a flat area, a
-// constant frame), one lane adds them all with a single atomic instead of 32 lanes queueing
-// on one shared address. Any other chunk is counted as count_chunk does.
+// As count_chunk, but a chunk of 16 equal bytes is first offered to the other lanes holding a
+// flat chunk: when they all hold the same level (a flat area, a constant frame), one lane adds
+// them all with a single atomic instead of each queueing on one shared address. Only lanes with
+// a flat chunk take part, so content without flat chunks pays a compare, not a warp vote. Any
+// other chunk is counted as count_chunk does.
 __device__ __forceinline__ void count_chunk_voted(unsigned *bins, const uint4 &chunk) {
   const unsigned level = chunk.x & 0xff;
   const bool flat = chunk.x == level * 0x01010101u && chunk.y == chunk.x && chunk.z == chunk.x &&
                     chunk.w == chunk.x;
-  const auto lanes = cooperative_groups::coalesced_threads();
-  const unsigned leader_level = lanes.shfl(flat ? level : 256u, 0);
-  if (lanes.all(flat && level == leader_level)) {
-    if (lanes.thread_rank() == 0) atomicAdd(&bins[level], 16u * lanes.size());
-    return;
+  if (flat) {
+    const auto flat_lanes = cooperative_groups::coalesced_threads();
+    if (flat_lanes.all(level == flat_lanes.shfl(level, 0))) {
+      if (flat_lanes.thread_rank() == 0) atomicAdd(&bins[level], 16u * flat_lanes.size());
+      return;
+    }
   }
   count_chunk(bins, chunk);
 }
