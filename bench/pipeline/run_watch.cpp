@@ -11,12 +11,11 @@ RunWatch::RunWatch(GstElement *pipeline, GstAppSrc *appsrc, std::string name,
       thread_([this, limit] { watch(limit); }) {}
 
 RunWatch::~RunWatch() {
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
 }
 
 bool RunWatch::wait_for_eos(Clock::time_point *at) {
-  std::unique_lock<std::mutex> lock(mutex_);
-  ended_.wait(lock, [this] { return over_; });
+  thread_.join();
   *at = eos_at_;
   return eos_;
 }
@@ -26,12 +25,12 @@ void RunWatch::watch(std::chrono::seconds limit) {
   GstMessage *message =
       gst_bus_timed_pop_filtered(bus, GstClockTime(limit.count()) * GST_SECOND,
                                  GstMessageType(GST_MESSAGE_EOS | GST_MESSAGE_ERROR));
-  const Clock::time_point now = Clock::now();
-  const bool eos = message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS;
+  eos_at_ = Clock::now();
+  eos_ = message && GST_MESSAGE_TYPE(message) == GST_MESSAGE_EOS;
   if (!message) {
     std::fprintf(stderr, "%s: no EOS within %lld s; giving up on this run\n", name_.c_str(),
                  static_cast<long long>(limit.count()));
-  } else if (!eos) {
+  } else if (!eos_) {
     GError *error = nullptr;
     gchar *debug = nullptr;
     gst_message_parse_error(message, &error, &debug);
@@ -42,14 +41,7 @@ void RunWatch::watch(std::chrono::seconds limit) {
   }
   if (message) gst_message_unref(message);
   gst_object_unref(bus);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    over_ = true;
-    eos_ = eos;
-    eos_at_ = now;
-  }
-  ended_.notify_all();
-  if (!eos) {
+  if (!eos_) {
     gave_up_ = true;
     gst_app_src_set_max_buffers(appsrc_, 0);
   }

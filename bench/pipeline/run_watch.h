@@ -10,8 +10,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <thread>
 
@@ -22,7 +20,7 @@ class RunWatch {
   using Clock = std::chrono::steady_clock;
 
   RunWatch(GstElement *pipeline, GstAppSrc *appsrc, std::string name, std::chrono::seconds limit);
-  ~RunWatch();  // waits for the thread
+  ~RunWatch();  // waits for the thread, if wait_for_eos() did not
   RunWatch(const RunWatch &) = delete;
   RunWatch &operator=(const RunWatch &) = delete;
 
@@ -38,9 +36,7 @@ class RunWatch {
   GstAppSrc *appsrc_;
   std::string name_;
   std::atomic<bool> gave_up_{false};
-  std::mutex mutex_;
-  std::condition_variable ended_;
-  bool over_ = false;
+  // Written by the thread before it ends; read after joining it.
   bool eos_ = false;
   Clock::time_point eos_at_;
   std::thread thread_;
