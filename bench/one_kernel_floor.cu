@@ -6,6 +6,7 @@
 #include <cooperative_groups.h>
 
 #include "check.h"
+#include "engine_grid.h"
 #include "fused_kernel.h"
 #include "item_walk.cuh"
 #include "kernel_shape.cuh"
@@ -87,15 +88,13 @@ __global__ void __launch_bounds__(kBlock)
 
 double one_kernel_floor_us(const DevicePlanes &planes, cudaStream_t stream, const Repeats &r,
                            Launch launch) {
-  int device = 0, sms = 0, per_sm = 0, engine_blocks = 0;
+  int device = 0, sms = 0, per_sm = 0;
   BENCH_CUDA(cudaGetDevice(&device));
   BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  BENCH_CUDA(histeq::cuda::fused_grid_size(&engine_blocks));
   BENCH_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, read_barrier_write, kBlock, 0));
   const FrameSize size = planes.size();
-  const histeq::cuda::DevicePlane whole{planes.src(0), size.width, size.height,
-                                        std::size_t(planes.pitch())};
-  const int blocks = histeq::cuda::fused_blocks_for(whole, engine_blocks, sms);
+  const int blocks = engine_grid(histeq::cuda::DevicePlane{planes.src(0), size.width, size.height,
+                                                           std::size_t(planes.pitch())});
   if (blocks > per_sm * sms)
     throw Failure("one-kernel floor: the engine's grid of " + std::to_string(blocks) +
                   " blocks does not fit at once");

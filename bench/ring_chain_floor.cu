@@ -6,7 +6,7 @@
 #include <cooperative_groups.h>
 
 #include "check.h"
-#include "fused_kernel.h"
+#include "engine_grid.h"
 #include "host_frames.h"
 #include "kernel_shape.cuh"
 
@@ -29,24 +29,36 @@ struct Slot {
   std::size_t d_pitch = 0;
 
   explicit Slot(FrameSize size) {
-    BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    BENCH_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-    BENCH_CUDA(cudaMallocPitch(reinterpret_cast<void **>(&d_plane), &d_pitch,
-                               std::size_t(size.width), std::size_t(size.height)));
+    // A throwing constructor runs no destructor: what was made so far is released here.
+    try {
+      BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      BENCH_CUDA(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+      BENCH_CUDA(cudaMallocPitch(reinterpret_cast<void **>(&d_plane), &d_pitch,
+                                 std::size_t(size.width), std::size_t(size.height)));
+    } catch (...) {
+      release();
+      throw;
+    }
   }
-  ~Slot() {
-    cudaStreamSynchronize(stream);
-    cudaFree(d_plane);
-    cudaEventDestroy(done);
-    cudaStreamDestroy(stream);
-  }
+  ~Slot() { release(); }
   Slot(const Slot &) = delete;
   Slot &operator=(const Slot &) = delete;
+
+ private:
+  // Null handles are skipped: destroying one would leave an error for the next launch check.
+  void release() {
+    if (stream) cudaStreamSynchronize(stream);
+    cudaFree(d_plane);
+    if (done) cudaEventDestroy(done);
+    if (stream) cudaStreamDestroy(stream);
+  }
 };
 
+// `host` is declared first so it is destroyed last: the slots wait for their streams before the
+// pinned frames their copies use are freed, also when a failure unwinds mid-frame.
 struct Chain {
-  std::vector<std::unique_ptr<Slot>> slots;
   std::unique_ptr<HostFrames> host;
+  std::vector<std::unique_ptr<Slot>> slots;
   int blocks = 0;  // the engine's grid for this frame; 0: no kernel
 };
 
@@ -72,13 +84,8 @@ EndToEndContender chain_contender(const HostFrame &frame, int depth, bool with_k
   for (int s = 0; s < depth; ++s) chain->slots.push_back(std::make_unique<Slot>(frame.size));
   chain->host = std::make_unique<HostFrames>(frame, HostKind::kPinned, depth + 2);
   if (with_kernel) {
-    int device = 0, sms = 0, engine_blocks = 0;
-    BENCH_CUDA(cudaGetDevice(&device));
-    BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    BENCH_CUDA(histeq::cuda::fused_grid_size(&engine_blocks));
-    const histeq::cuda::DevicePlane plane{chain->slots[0]->d_plane, frame.size.width,
-                                          frame.size.height, chain->slots[0]->d_pitch};
-    chain->blocks = histeq::cuda::fused_blocks_for(plane, engine_blocks, sms);
+    chain->blocks = engine_grid(histeq::cuda::DevicePlane{
+        chain->slots[0]->d_plane, frame.size.width, frame.size.height, chain->slots[0]->d_pitch});
   }
   EndToEndContender c;
   c.name = ring_chain_floor_name(depth, with_kernel);
