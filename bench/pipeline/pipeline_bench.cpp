@@ -95,6 +95,20 @@ GstBufferPool *system_pool(GstCaps *caps, const GstVideoInfo &info) {
   return pool;
 }
 
+// The error the pipeline posted, if any, as ": message", for a run that never got its pool.
+std::string posted_error(GstElement *pipeline) {
+  GstBus *bus = gst_element_get_bus(pipeline);
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  gst_object_unref(bus);
+  if (!message) return {};
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  const std::string text = std::string(": ") + error->message;
+  g_clear_error(&error);
+  gst_message_unref(message);
+  return text;
+}
+
 // Fills kPrepared of the pool's buffers once with a low-contrast gradient plus noise.
 void prefill(GstBufferPool *pool, const GstVideoInfo &info) {
   std::vector<GstBuffer *> all;
@@ -123,7 +137,9 @@ constexpr int kRuns = 3;
 
 // Frames per second through `appsrc ! element ! fakesink sync=false`, from the first timed push
 // to the EOS message (so the frames in flight are drained and counted), or negative on failure.
-double run(const std::string &element, const GstVideoInfo &info, Source source, int frames) {
+// `label` names the run in what it prints on stderr.
+double run(const std::string &label, const std::string &element, const GstVideoInfo &info,
+           Source source, int frames) {
   const std::string description =
       "appsrc name=src format=time block=true max-bytes=0 "
       "max-buffers=" +
@@ -161,24 +177,36 @@ double run(const std::string &element, const GstVideoInfo &info, Source source, 
   double fps = -1;
   if (pool && gst_buffer_pool_set_active(pool, TRUE)) {
     prefill(pool, info);
-    RunWatch watch(pipeline, appsrc, element, std::chrono::seconds(60));
+    RunWatch watch(pipeline, appsrc, pool, label, std::chrono::seconds(60));
     const int warmup = 20;
     std::chrono::steady_clock::time_point start;
     int pushed = 0;
     for (; pushed < warmup + frames && !watch.gave_up(); ++pushed) {
       if (pushed == warmup) start = std::chrono::steady_clock::now();
       GstBuffer *buffer = nullptr;
-      if (gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr) != GST_FLOW_OK) break;
-      GST_BUFFER_PTS(buffer) = GstClockTime(pushed) * GST_SECOND / 30;
-      GST_BUFFER_DURATION(buffer) = GST_SECOND / 30;
-      if (gst_app_src_push_buffer(appsrc, buffer) != GST_FLOW_OK) break;
+      GstFlowReturn flow = gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr);
+      const char *step = "acquiring a frame from the pool";
+      if (flow == GST_FLOW_OK) {
+        GST_BUFFER_PTS(buffer) = GstClockTime(pushed) * GST_SECOND / 30;
+        GST_BUFFER_DURATION(buffer) = GST_SECOND / 30;
+        flow = gst_app_src_push_buffer(appsrc, buffer);
+        step = "pushing into appsrc";
+      }
+      if (flow != GST_FLOW_OK) {
+        // When the watch gave up, it said why; otherwise the flow return is the only reason.
+        if (!watch.gave_up())
+          std::fprintf(stderr, "%s: %s failed at frame %d: %s\n", label.c_str(), step, pushed,
+                       gst_flow_get_name(flow));
+        break;
+      }
     }
     gst_app_src_end_of_stream(appsrc);
     RunWatch::Clock::time_point end;
     if (watch.wait_for_eos(&end) && pushed == warmup + frames)
       fps = frames / std::chrono::duration<double>(end - start).count();
   } else {
-    std::fprintf(stderr, "%s: no %s pool\n", element.c_str(), source_name(source));
+    std::fprintf(stderr, "%s: no %s pool%s\n", label.c_str(), source_name(source),
+                 posted_error(pipeline).c_str());
   }
   gst_element_set_state(pipeline, GST_STATE_NULL);
   if (pool) {
@@ -252,7 +280,9 @@ int main(int argc, char **argv) {
       GST_VIDEO_INFO_FPS_N(&info) = 30;
       GST_VIDEO_INFO_FPS_D(&info) = 1;
       std::array<double, kRuns> runs{};
-      for (double &r : runs) r = run(row.element, info, row.source, s ? frames / 2 : frames);
+      const std::string label = row.name + " at " + std::to_string(sizes[s].width) + "x" +
+                                std::to_string(sizes[s].height);
+      for (double &r : runs) r = run(label, row.element, info, row.source, s ? frames / 2 : frames);
       std::sort(runs.begin(), runs.end());
       // A failed run (-1) sorts first and fails the figure.
       const double fps = runs[0] < 0 ? -1 : runs[kRuns / 2];
@@ -293,6 +323,6 @@ int main(int argc, char **argv) {
   }
   int failed = 0;
   for (const auto &fps : fps_of) failed += (fps[0] < 0) + (fps[1] < 0);
-  if (failed) std::printf("%d run(s) failed (-1 above; the reasons are on stderr)\n", failed);
+  if (failed) std::printf("%d figure(s) failed (-1 above; the reasons are on stderr)\n", failed);
   return failed ? 1 : 0;
 }

@@ -3,10 +3,11 @@
 
 #include <cstdio>
 
-RunWatch::RunWatch(GstElement *pipeline, GstAppSrc *appsrc, std::string name,
+RunWatch::RunWatch(GstElement *pipeline, GstAppSrc *appsrc, GstBufferPool *pool, std::string name,
                    std::chrono::seconds limit)
     : pipeline_(pipeline),
       appsrc_(appsrc),
+      pool_(pool),
       name_(std::move(name)),
       thread_([this, limit] { watch(limit); }) {}
 
@@ -44,5 +45,6 @@ void RunWatch::watch(std::chrono::seconds limit) {
   if (!eos_) {
     gave_up_ = true;
     gst_app_src_set_max_buffers(appsrc_, 0);
+    gst_buffer_pool_set_flushing(pool_, TRUE);
   }
 }

@@ -5,8 +5,9 @@
 // into appsrc. A push with block=true waits for the pipeline to take the buffer, so a pipeline
 // that fails or stalls would hold the benchmark forever (stopping the pipeline does not wake a
 // push into an appsrc that never started). On an error message, or when no EOS came within the
-// limit, the watch says so on stderr, gives up, and lifts appsrc's queue limit, which wakes a
-// blocked push; the pusher then sees gave_up() and stops.
+// limit of the whole run, the watch says so on stderr, gives up, lifts appsrc's queue limit,
+// which wakes a blocked push, and sets the application's buffer pool flushing, which wakes a
+// blocked acquire; the pusher then sees gave_up() and stops.
 
 #include <atomic>
 #include <chrono>
@@ -19,7 +20,9 @@ class RunWatch {
  public:
   using Clock = std::chrono::steady_clock;
 
-  RunWatch(GstElement *pipeline, GstAppSrc *appsrc, std::string name, std::chrono::seconds limit);
+  // `name` heads what the watch prints; `pool` is the one the application acquires from.
+  RunWatch(GstElement *pipeline, GstAppSrc *appsrc, GstBufferPool *pool, std::string name,
+           std::chrono::seconds limit);
   ~RunWatch();  // waits for the thread, if wait_for_eos() did not
   RunWatch(const RunWatch &) = delete;
   RunWatch &operator=(const RunWatch &) = delete;
@@ -34,6 +37,7 @@ class RunWatch {
 
   GstElement *pipeline_;
   GstAppSrc *appsrc_;
+  GstBufferPool *pool_;
   std::string name_;
   std::atomic<bool> gave_up_{false};
   // Written by the thread before it ends; read after joining it.
