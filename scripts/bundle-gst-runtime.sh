@@ -18,10 +18,14 @@ bash "$maker" "$out"
 plugins=$(pkg-config --variable=pluginsdir gstreamer-1.0)
 for plugin in videofilter compositor png; do
   cp "$plugins/libgst$plugin.so" "$out/lib/gstreamer-1.0/"
-  # glibc stays behind: the GPU machine has its own.
+  # glibc, libstdc++ and libgcc stay behind, as make-gst-runtime.sh leaves them: the GPU
+  # machine has its own.
   ldd "$plugins/libgst$plugin.so" | awk '$3 ~ /^\// {print $3}' | while read -r lib; do
     name=$(basename "$lib")
-    case $name in libc.so.* | libm.so.* | ld-linux* | libpthread.so.* | libdl.so.* | librt.so.*) continue ;; esac
+    case $name in
+      libc.so.* | libm.so.* | ld-linux* | libpthread.so.* | libdl.so.* | librt.so.* | \
+        libstdc++.so.* | libgcc_s.so.* | libresolv.so.* | libutil.so.*) continue ;;
+    esac
     [[ -e $out/lib/$name ]] || cp -L "$lib" "$out/lib/$name"
   done
 done
