@@ -197,6 +197,8 @@ static GstFlowReturn gst_cuda_hist_eq_finish_oldest(GstCudaHistEq *self, bool in
   if (ret != GST_FLOW_OK) return ret;
   for (PendingFrame &pending : state.pending) {
     if (!pending.done && pending.in_cuda_memory == in_cuda_memory) {
+      GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " done",
+                     GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)));
       pending.done = true;
       gst_cuda_hist_eq_release(pending);
       break;
@@ -285,6 +287,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
                                                           GstBuffer *input) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
+  GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " in", GST_TIME_ARGS(GST_BUFFER_PTS(input)));
   // Downstream asked for new caps (a RECONFIGURE event). The base class answers that in the
   // submit_input_buffer this one replaces; frames in flight leave first, under their caps.
   if (gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans))) {
@@ -336,6 +339,8 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     gst_buffer_unref(pending.buffer);
     return gst_cuda_hist_eq_cuda_error(self, "StreamRing::submit", status);
   }
+  GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " submitted, %d in flight",
+                 GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.ring->in_flight());
   state.pending.push_back(pending);
   return GST_FLOW_OK;
 }
