@@ -256,6 +256,8 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
     gst_buffer_unref(pending.buffer);
     return ret;
   }
+  GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " submitted in CUDA memory, %d in flight",
+                 GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.cuda_frames.in_flight());
   state.pending.push_back(pending);
   return GST_FLOW_OK;
 }
