@@ -132,7 +132,7 @@ void prefill(GstBufferPool *pool, const GstVideoInfo &info) {
 }
 
 // One timed run of a row moved by up to 1.5x between back-to-back runs on the H100 (1080p
-// depth 2: 11710 and 17210 fps): each figure is the median of this many runs.
+// depth 2: 11710 and 17210 fps): each figure is the median of this many rounds.
 constexpr int kRuns = 3;
 
 // Frames per second through `appsrc ! element ! fakesink sync=false`, from the first timed push
@@ -231,7 +231,7 @@ int main(int argc, char **argv) {
     int width, height;
   };
   const std::string heading =
-      "pipeline (NV12 fps, median of " + std::to_string(kRuns) + " runs; x PCIe floor)";
+      "pipeline (NV12 fps, median of " + std::to_string(kRuns) + " rounds; x PCIe floor)";
   std::printf("%-52s %14s %14s\n", heading.c_str(), "1920x1080", "3840x2160");
   struct Row {
     std::string name, element;
@@ -255,44 +255,58 @@ int main(int argc, char **argv) {
   // The last two rows differ by cudahisteq on device memory alone (issue 5); the two before
   // them by the same plus noise of whole frames crossing PCIe from pageable memory.
   const std::size_t identity_row = rows.size() - 2, zero_copy_row = rows.size() - 1;
-  std::vector<std::array<double, 2>> fps_of(rows.size());
   const Size sizes[] = {{1920, 1080}, {3840, 2160}};
-  // Without a usable GPU the floor is unknown (0) and the CPU rows still run.
-  double floor_fps[2] = {0, 0};
-  for (int s = 0; s < 2; ++s) {
-    try {
-      floor_fps[s] = bench::pcie_floor(bench::FrameSize{sizes[s].width, sizes[s].height},
-                                       sizes[s].width, bench::Repeats{1, 9, 20})
-                         .fps();
-    } catch (const std::exception &e) {
-      std::fprintf(stderr, "PCIe floor not measured: %s\n", e.what());
+  // Rounds: in each, the PCIe floor and then every row at both sizes once. Each figure is the
+  // median over the rounds, so a drift of the machine over the minutes the benchmark takes
+  // moves the floor and all rows alike instead of whichever row ran while it lasted.
+  std::array<std::array<double, kRuns>, 2> floor_runs{};
+  std::vector<std::array<std::array<double, kRuns>, 2>> runs_of(rows.size());
+  for (int round = 0; round < kRuns; ++round) {
+    std::fprintf(stderr, "round %d of %d\n", round + 1, kRuns);
+    for (int s = 0; s < 2; ++s) {
+      // Without a usable GPU the floor is unknown (0) and the CPU rows still run.
+      try {
+        floor_runs[s][round] = bench::pcie_floor(bench::FrameSize{sizes[s].width, sizes[s].height},
+                                                 sizes[s].width, bench::Repeats{1, 9, 20})
+                                   .fps();
+      } catch (const std::exception &e) {
+        std::fprintf(stderr, "PCIe floor not measured: %s\n", e.what());
+      }
+    }
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+      for (int s = 0; s < 2; ++s) {
+        GstVideoInfo info;
+        gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, guint(sizes[s].width),
+                                  guint(sizes[s].height));
+        GST_VIDEO_INFO_FPS_N(&info) = 30;
+        GST_VIDEO_INFO_FPS_D(&info) = 1;
+        const std::string label = rows[r].name + " at " + std::to_string(sizes[s].width) + "x" +
+                                  std::to_string(sizes[s].height);
+        runs_of[r][s][round] =
+            run(label, rows[r].element, info, rows[r].source, s ? frames / 2 : frames);
+      }
     }
   }
+  // A failed run (-1, or 0 for an unmeasured floor) sorts first and fails the figure.
+  auto median = [](std::array<double, kRuns> runs) {
+    std::sort(runs.begin(), runs.end());
+    return runs[0] <= 0 ? runs[0] : runs[kRuns / 2];
+  };
+  const double floor_fps[2] = {std::max(0.0, median(floor_runs[0])),
+                               std::max(0.0, median(floor_runs[1]))};
   std::printf("%-52s %8.0f  1.00 %8.0f  1.00\n", "PCIe floor (luma plane up and down at once)",
               floor_fps[0], floor_fps[1]);
-  std::fflush(stdout);
-  for (const Row &row : rows) {
-    std::printf("%-52s", row.name.c_str());
+  std::vector<std::array<double, 2>> fps_of(rows.size());
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    std::printf("%-52s", rows[r].name.c_str());
     for (int s = 0; s < 2; ++s) {
-      GstVideoInfo info;
-      gst_video_info_set_format(&info, GST_VIDEO_FORMAT_NV12, guint(sizes[s].width),
-                                guint(sizes[s].height));
-      GST_VIDEO_INFO_FPS_N(&info) = 30;
-      GST_VIDEO_INFO_FPS_D(&info) = 1;
-      std::array<double, kRuns> runs{};
-      const std::string label = row.name + " at " + std::to_string(sizes[s].width) + "x" +
-                                std::to_string(sizes[s].height);
-      for (double &r : runs) r = run(label, row.element, info, row.source, s ? frames / 2 : frames);
-      std::sort(runs.begin(), runs.end());
-      // A failed run (-1) sorts first and fails the figure.
-      const double fps = runs[0] < 0 ? -1 : runs[kRuns / 2];
-      fps_of[&row - rows.data()][s] = fps;
-      std::printf(" %8.0f %5.2f", fps, floor_fps[s] > 0 ? fps / floor_fps[s] : 0.0);
-      std::fflush(stdout);
+      fps_of[r][s] = median(runs_of[r][s]);
+      std::printf(" %8.0f %5.2f", fps_of[r][s],
+                  floor_fps[s] > 0 && fps_of[r][s] > 0 ? fps_of[r][s] / floor_fps[s] : 0.0);
     }
     std::printf("\n");
-    std::fflush(stdout);
   }
+  std::fflush(stdout);
 
   // cudahisteq's own cost per frame in CUDA memory (launch, kernel, wait), next to a D2D copy
   // of the same luma plane launched call by call and as GPU time, measured now.
