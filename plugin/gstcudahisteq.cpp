@@ -262,7 +262,8 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
   return GST_FLOW_OK;
 }
 
-// Pushes every frame still in flight, in order (EOS, caps change, reconfigure, drain queries).
+// Pushes every frame still in flight, in order (serialized events such as EOS, a caps change or
+// a GAP; reconfigure; drain queries).
 static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   CudaHistEqState &state = *self->state;
   while (!state.pending.empty()) {
@@ -368,28 +369,29 @@ static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, G
 
 static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *event) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
-  switch (GST_EVENT_TYPE(event)) {
-    case GST_EVENT_EOS:
-    case GST_EVENT_CAPS:
-    case GST_EVENT_SEGMENT:
-      if (self->state->ring) gst_cuda_hist_eq_drain(self);
-      break;
-    case GST_EVENT_FLUSH_STOP:
-      gst_cuda_hist_eq_drop_pending(self);
-      break;
-    default:
-      break;
+  // A serialized event keeps its place behind the frames that came before it: frames in flight
+  // leave first (EOS, a caps change, but also a GAP event, a new stream or a tag, which would
+  // otherwise overtake them). A flush drops them instead.
+  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
+    gst_cuda_hist_eq_drop_pending(self);
+  } else if (GST_EVENT_IS_SERIALIZED(event) && self->state->ring) {
+    gst_cuda_hist_eq_drain(self);
   }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
 }
 
-// Frames held in the ring add depth - 1 frame durations of latency.
+// Frames held in the ring add depth - 1 frame durations of latency; a DRAIN query pushes them.
 static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection direction,
                                        GstQuery *query) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   if (GST_QUERY_TYPE(query) == GST_QUERY_CONTEXT &&
       gst_cuda_handle_context_query(GST_ELEMENT(self), query, self->context))
     return TRUE;
+  // Upstream wants its buffers back (a decoder before it reuses or frees them): the frames in
+  // flight leave first, then the query goes on downstream.
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_DRAIN && self->state->ring &&
+      gst_cuda_hist_eq_drain(self) != GST_FLOW_OK)
+    return FALSE;
   if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->query(trans, direction, query))
     return FALSE;
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // cudahisteq through GstHarness. Without a CUDA device (CI) only its registration and its
 // start-up error are checked; with one, every output is compared with histeq's, the oracle.
+#include <cctype>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -196,6 +197,80 @@ TEST(CudaHistEqElement, FramesInFlightAreHeldThenDrainedByEos) {
     EXPECT_EQ(GST_BUFFER_PTS(out), GstClockTime(i) * GST_SECOND);
     gst_buffer_unref(out);
   }
+  gst_harness_teardown(h);
+}
+
+// A serialized event must not overtake the frames before it (a GAP event reaching a sink ahead
+// of held frames would make it drop them as late): they leave first, then the event.
+class SerializedEvent : public ::testing::TestWithParam<GstEventType> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(SerializedEvent, LeavesAfterTheFramesInFlight) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = harness("cudahisteq depth=3");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(6);
+  for (int i = 0; i < 2; ++i) {
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = i * GST_SECOND;
+    GST_BUFFER_DURATION(frame) = GST_SECOND;
+    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+  }
+  ASSERT_EQ(gst_harness_buffers_received(h), 0u) << "depth 3 holds two frames";
+  while (GstEvent *event = gst_harness_try_pull_event(h)) gst_event_unref(event);
+  GstEvent *event = nullptr;
+  switch (GetParam()) {
+    case GST_EVENT_GAP:
+      event = gst_event_new_gap(2 * GST_SECOND, GST_SECOND);
+      break;
+    case GST_EVENT_TAG:
+      event = gst_event_new_tag(gst_tag_list_new(GST_TAG_TITLE, "equalized", nullptr));
+      break;
+    default:
+      event = gst_event_new_custom(GST_EVENT_CUSTOM_DOWNSTREAM,
+                                   gst_structure_new_empty("histeq-test-marker"));
+      break;
+  }
+  ASSERT_TRUE(GST_EVENT_IS_SERIALIZED(event));
+  ASSERT_TRUE(gst_harness_push_event(h, event));
+  // The element pushed both frames before it let the event through.
+  EXPECT_EQ(gst_harness_buffers_received(h), 2u);
+  GstEvent *out = gst_harness_try_pull_event(h);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(GST_EVENT_TYPE(out), GetParam());
+  gst_event_unref(out);
+  for (int i = 0; i < 2; ++i) {
+    GstBuffer *frame = gst_harness_pull(h);
+    EXPECT_EQ(GST_BUFFER_PTS(frame), GstClockTime(i) * GST_SECOND);
+    gst_buffer_unref(frame);
+  }
+  gst_harness_teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(Events, SerializedEvent,
+                         ::testing::Values(GST_EVENT_GAP, GST_EVENT_TAG,
+                                           GST_EVENT_CUSTOM_DOWNSTREAM),
+                         [](const auto &info) {
+                           std::string name = gst_event_type_get_name(info.param);
+                           for (char &c : name)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return name;
+                         });
+
+TEST(CudaHistEqElement, DrainQueryPushesTheFramesInFlight) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
+  GstHarness *h = harness("cudahisteq depth=4");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(7);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  ASSERT_EQ(gst_harness_buffers_received(h), 0u) << "depth 4 holds three frames";
+  GstQuery *drain = gst_query_new_drain();
+  EXPECT_TRUE(gst_pad_peer_query(h->srcpad, drain));
+  gst_query_unref(drain);
+  EXPECT_EQ(gst_harness_buffers_received(h), 3u);
   gst_harness_teardown(h);
 }
 
