@@ -86,18 +86,27 @@ void CudaMemoryFrames::discard() {
 gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *context) {
   if (context == context_ && scratch_) return TRUE;
   release();
-  context_ = GST_CUDA_CONTEXT(gst_object_ref(context));
-  const ContextScope scope(context_);
-  auto scratch = std::make_unique<Scratch>();
-  const cudaError_t status = scope.pushed() ? scratch->create() : cudaErrorDeviceUninitialized;
+  // context_ is only set together with its scratch: after a failure nothing is half set up,
+  // and the next frame from this context tries again.
+  std::unique_ptr<Scratch> scratch;
+  cudaError_t status = cudaErrorDeviceUninitialized;
+  {
+    const ContextScope scope(context);
+    if (scope.pushed()) {
+      scratch = std::make_unique<Scratch>();
+      status = scratch->create();
+      if (status != cudaSuccess) scratch.reset();  // destroyed with its context pushed
+    }
+  }
   if (status != cudaSuccess) {
     GST_ELEMENT_ERROR(element, RESOURCE, OPEN_READ_WRITE,
                       ("Could not set up cudahisteq in the pipeline's CUDA context on device %u "
                        "(%s).",
-                       histeq_cuda_context_device(context_), cudaGetErrorString(status)),
+                       histeq_cuda_context_device(context), cudaGetErrorString(status)),
                       ("%s", cudaGetErrorName(status)));
     return FALSE;
   }
+  context_ = GST_CUDA_CONTEXT(gst_object_ref(context));
   scratch_ = std::move(scratch);
   return TRUE;
 }
@@ -129,6 +138,9 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
     status = cudaEventRecord(scratch_->done[slot], scratch_->stream);
     call = "cudaEventRecord";
   }
+  // A kernel enqueued before the failure may still write the frame: it finishes before the
+  // caller gets the buffer back with the error.
+  if (status != cudaSuccess) cudaStreamSynchronize(scratch_->stream);
   // The device pointer stays valid while the caller holds the buffer; unmapping only records
   // that the newest bytes are on the device.
   gst_video_frame_unmap(&frame);
