@@ -45,6 +45,9 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   // (the LUT kernel after reading it, the single kernel through the next-frame buffer), so only
   // this first memset is needed.
   HISTEQ_CUDA_TRY(cudaMemset(d_scratch, 0, kScratchBytes));
+  // The memset runs on the legacy stream, which callers' non-blocking streams do not wait for:
+  // it must be done before the first frame's kernels read the bins.
+  HISTEQ_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   unsigned long long *histograms = static_cast<unsigned long long *>(d_scratch);
   std::uint8_t *lut = reinterpret_cast<std::uint8_t *>(histograms + 2 * 256);
 

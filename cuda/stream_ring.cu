@@ -100,6 +100,20 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
     return cudaErrorInvalidValue;
   Slot &slot = *slots_[next_];
   HISTEQ_CUDA_TRY(prepare(slot, frame));
+  const cudaError_t status = enqueue(slot, frame);
+  if (status != cudaSuccess) {
+    // What was enqueued before the failure may still read or write the frame: it finishes
+    // before the caller gets the frame back with the error.
+    cudaStreamSynchronize(slot.stream);
+    return status;
+  }
+  slot.frame = frame;
+  next_ = (next_ + 1) % depth();
+  ++in_flight_;
+  return cudaSuccess;
+}
+
+cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
   const std::size_t width = std::size_t(frame.width);
   const std::size_t height = std::size_t(frame.height);
 
@@ -133,11 +147,7 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
     HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(download, download_pitch, slot.d_plane, slot.d_pitch, width,
                                       height, cudaMemcpyDeviceToHost, slot.stream));
   }
-  HISTEQ_CUDA_TRY(cudaEventRecord(slot.done, slot.stream));
-  slot.frame = frame;
-  next_ = (next_ + 1) % depth();
-  ++in_flight_;
-  return cudaSuccess;
+  return cudaEventRecord(slot.done, slot.stream);
 }
 
 cudaError_t StreamRing::wait(std::uint64_t *tag) {

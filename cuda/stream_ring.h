@@ -63,6 +63,8 @@ class StreamRing {
  private:
   struct Slot;
   cudaError_t prepare(Slot &slot, const HostFrame &frame);
+  // Stages, uploads, equalizes and downloads the frame on the slot's stream and marks its end.
+  cudaError_t enqueue(Slot &slot, const HostFrame &frame);
 
   std::vector<std::unique_ptr<Slot>> slots_;
   KernelConfig config_;
