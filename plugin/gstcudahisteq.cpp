@@ -64,9 +64,11 @@ struct CudaHistEqState {
 struct _GstCudaHistEq {
   GstVideoFilter parent;
   // Guarded by the object lock. The ring is built from `settings` at start; `active_depth` is
-  // its depth while started (0 when stopped), read by latency queries from other threads.
+  // its depth while started (0 when stopped) and `fps_n`/`fps_d` the negotiated frame rate
+  // (fps_n 0 when unknown), all read by latency queries from other threads.
   Settings settings;
   guint active_depth;
+  gint fps_n, fps_d;
   CudaHistEqState *state;
   // The pipeline's GstCudaContext, shared with nvcodec elements through context queries and
   // set_context (GStreamer's own locking of those; read by the streaming thread once found).
@@ -398,14 +400,12 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
     gboolean live;
     GstClockTime min, max;
     gst_query_parse_latency(query, &live, &min, &max);
-    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
     GST_OBJECT_LOCK(self);
     const guint held = (self->active_depth ? self->active_depth : self->settings.depth) - 1;
+    const GstClockTime added =
+        self->fps_n > 0 ? gst_util_uint64_scale_int(held * GST_SECOND, self->fps_d, self->fps_n)
+                        : 0;
     GST_OBJECT_UNLOCK(self);
-    GstClockTime added = 0;
-    if (GST_VIDEO_INFO_FPS_N(info) > 0)
-      added = gst_util_uint64_scale_int(held * GST_SECOND, GST_VIDEO_INFO_FPS_D(info),
-                                        GST_VIDEO_INFO_FPS_N(info));
     min += added;
     if (GST_CLOCK_TIME_IS_VALID(max)) max += added;
     GST_DEBUG_OBJECT(self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS(added));
@@ -499,6 +499,10 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(filter);
   CudaHistEqState &state = *self->state;
   state.range = histeq_output_range(in_info);
+  GST_OBJECT_LOCK(self);
+  self->fps_n = GST_VIDEO_INFO_FPS_N(in_info);
+  self->fps_d = GST_VIDEO_INFO_FPS_D(in_info);
+  GST_OBJECT_UNLOCK(self);
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
                                                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!state.cuda_caps) return TRUE;
