@@ -265,7 +265,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
 }
 
 // Pushes every frame still in flight, in order (serialized events such as EOS, a caps change or
-// a GAP; reconfigure; drain queries).
+// a GAP; reconfigure; drain queries; a DISCONT buffer).
 static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   CudaHistEqState &state = *self->state;
   while (!state.pending.empty()) {
@@ -300,6 +300,16 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     if (ret == GST_FLOW_OK && !gst_base_transform_reconfigure(trans))
       ret = GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
                                                                    : GST_FLOW_NOT_NEGOTIATED;
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref(input);
+      return ret;
+    }
+  }
+  // The base class marks the next buffer it pushes DISCONT when a DISCONT buffer comes in; with
+  // older frames in flight that would be one of them. They leave first, so the next buffer out
+  // is this one, which carries its own flag.
+  if (GST_BUFFER_IS_DISCONT(input) && !state.pending.empty()) {
+    const GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
     if (ret != GST_FLOW_OK) {
       gst_buffer_unref(input);
       return ret;

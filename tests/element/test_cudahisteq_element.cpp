@@ -259,6 +259,30 @@ INSTANTIATE_TEST_SUITE_P(Events, SerializedEvent,
                            return name;
                          });
 
+TEST(CudaHistEqElement, ADiscontMidStreamMarksOnlyItsOwnFrame) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = harness("cudahisteq depth=3");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(8);
+  const bool discont[] = {false, false, false, true, false, false};
+  for (int i = 0; i < 6; ++i) {
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = i * GST_SECOND;
+    if (discont[i]) GST_BUFFER_FLAG_SET(frame, GST_BUFFER_FLAG_DISCONT);
+    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+  }
+  gst_harness_push_event(h, gst_event_new_eos());
+  ASSERT_EQ(gst_harness_buffers_received(h), 6u);
+  for (int i = 0; i < 6; ++i) {
+    GstBuffer *out = gst_harness_pull(h);
+    EXPECT_EQ(GST_BUFFER_PTS(out), GstClockTime(i) * GST_SECOND);
+    EXPECT_EQ(bool(GST_BUFFER_IS_DISCONT(out)), discont[i]) << "frame " << i;
+    gst_buffer_unref(out);
+  }
+  gst_harness_teardown(h);
+}
+
 TEST(CudaHistEqElement, DrainQueryPushesTheFramesInFlight) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
