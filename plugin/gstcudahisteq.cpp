@@ -306,8 +306,8 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     }
   }
   // The base class marks the next buffer it pushes DISCONT when a DISCONT buffer comes in; with
-  // older frames in flight that would be one of them. They leave first, so the next buffer out
-  // is this one, which carries its own flag.
+  // older frames in flight that would be one of them. They leave first, and generate_output
+  // hands this one back at once, so the next buffer out is this one, with its own flag.
   if (GST_BUFFER_IS_DISCONT(input) && !state.pending.empty()) {
     const GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
     if (ret != GST_FLOW_OK) {
@@ -360,8 +360,8 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   return GST_FLOW_OK;
 }
 
-// Hands back the oldest frame once it is done, or once holding it would exceed depth - 1
-// frames in flight.
+// Hands back the oldest frame once it is done, once holding it would exceed depth - 1 frames in
+// flight, or at once when it is a DISCONT frame.
 static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
@@ -369,7 +369,11 @@ static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, G
   if (state.pending.empty()) return GST_FLOW_OK;
   const PendingFrame &front = state.pending.front();
   if (!front.done) {
-    if (gst_cuda_hist_eq_in_flight(state, front.in_cuda_memory) < int(state.settings.depth))
+    // A DISCONT frame leaves in the chain call that brought it (the frames before it left first,
+    // see submit_input_buffer), so the base class spends its pending DISCONT mark on it. Held,
+    // it could leave through a drain instead, and the mark would land on a later frame.
+    if (!GST_BUFFER_IS_DISCONT(front.buffer) &&
+        gst_cuda_hist_eq_in_flight(state, front.in_cuda_memory) < int(state.settings.depth))
       return GST_FLOW_OK;
     const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self, front.in_cuda_memory);
     if (ret != GST_FLOW_OK) return ret;

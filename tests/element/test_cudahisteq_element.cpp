@@ -259,18 +259,26 @@ INSTANTIATE_TEST_SUITE_P(Events, SerializedEvent,
                            return name;
                          });
 
-TEST(CudaHistEqElement, ADiscontMidStreamMarksOnlyItsOwnFrame) {
+// The base class puts a DISCONT mark on the next buffer out after a DISCONT buffer comes in. It
+// must land on that frame: not on an older one still in flight (frame 4 here), nor on a later
+// one after the DISCONT frame left through an event's drain (frame 0, then a TAG event, then
+// frame 1 leaving when frame 3 fills the ring).
+TEST(CudaHistEqElement, DiscontMarksOnlyItsOwnFrame) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
   GstHarness *h = harness("cudahisteq depth=3");
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(8);
-  const bool discont[] = {false, false, false, true, false, false};
+  const bool discont[] = {true, false, false, false, true, false};
   for (int i = 0; i < 6; ++i) {
     GstBuffer *frame = natural_frame(info, rng);
     GST_BUFFER_PTS(frame) = i * GST_SECOND;
     if (discont[i]) GST_BUFFER_FLAG_SET(frame, GST_BUFFER_FLAG_DISCONT);
     ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+    if (i == 0) {
+      GstTagList *tags = gst_tag_list_new(GST_TAG_TITLE, "equalized", nullptr);
+      ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_tag(tags)));
+    }
   }
   gst_harness_push_event(h, gst_event_new_eos());
   ASSERT_EQ(gst_harness_buffers_received(h), 6u);
