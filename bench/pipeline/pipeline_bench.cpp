@@ -101,10 +101,7 @@ std::string posted_error(GstElement *pipeline) {
   GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
   gst_object_unref(bus);
   if (!message) return {};
-  GError *error = nullptr;
-  gst_message_parse_error(message, &error, nullptr);
-  const std::string text = std::string(": ") + error->message;
-  g_clear_error(&error);
+  const std::string text = ": " + error_text(message);
   gst_message_unref(message);
   return text;
 }

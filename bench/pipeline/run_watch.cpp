@@ -3,6 +3,17 @@
 
 #include <cstdio>
 
+std::string error_text(GstMessage *error) {
+  GError *gerror = nullptr;
+  gchar *debug = nullptr;
+  gst_message_parse_error(error, &gerror, &debug);
+  const std::string text =
+      std::string(gerror->message) + " (" + (debug ? debug : "no details") + ")";
+  g_clear_error(&gerror);
+  g_free(debug);
+  return text;
+}
+
 RunWatch::RunWatch(GstElement *pipeline, GstAppSrc *appsrc, GstBufferPool *pool, std::string name,
                    std::chrono::seconds limit)
     : pipeline_(pipeline),
@@ -32,13 +43,8 @@ void RunWatch::watch(std::chrono::seconds limit) {
     std::fprintf(stderr, "%s: no EOS within %lld s; giving up on this run\n", name_.c_str(),
                  static_cast<long long>(limit.count()));
   } else if (!eos_) {
-    GError *error = nullptr;
-    gchar *debug = nullptr;
-    gst_message_parse_error(message, &error, &debug);
-    std::fprintf(stderr, "%s: %s (%s); giving up on this run\n", name_.c_str(), error->message,
-                 debug ? debug : "no details");
-    g_clear_error(&error);
-    g_free(debug);
+    std::fprintf(stderr, "%s: %s; giving up on this run\n", name_.c_str(),
+                 error_text(message).c_str());
   }
   if (message) gst_message_unref(message);
   gst_object_unref(bus);

@@ -16,6 +16,9 @@
 
 #include <gst/app/gstappsrc.h>
 
+// An ERROR message as "message (debug details)".
+std::string error_text(GstMessage *error);
+
 class RunWatch {
  public:
   using Clock = std::chrono::steady_clock;
