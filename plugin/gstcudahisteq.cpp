@@ -308,7 +308,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   // The base class marks the next buffer it pushes DISCONT when a DISCONT buffer comes in; with
   // older frames in flight that would be one of them. They leave first, and generate_output
   // hands this one back at once, so the next buffer out is this one, with its own flag.
-  if (GST_BUFFER_IS_DISCONT(input) && !state.pending.empty()) {
+  if (GST_BUFFER_IS_DISCONT(input)) {
     const GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
     if (ret != GST_FLOW_OK) {
       gst_buffer_unref(input);
