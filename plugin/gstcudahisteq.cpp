@@ -57,6 +57,8 @@ struct CudaHistEqState {
   GstAllocator *pinned = nullptr;  // offered upstream while started
   bool cuda_caps = false;          // negotiated video/x-raw(memory:CUDAMemory)
   CudaMemoryFrames cuda_frames;    // the zero-copy path, in the pipeline's CUDA context
+  GstClockTime last_pts = GST_CLOCK_TIME_NONE;  // for frame intervals without a frame rate
+  bool discont_after_drop = false;              // QoS dropped the frame before the next one
 };
 
 }  // namespace
@@ -64,11 +66,13 @@ struct CudaHistEqState {
 struct _GstCudaHistEq {
   GstVideoFilter parent;
   // Guarded by the object lock. The ring is built from `settings` at start; `active_depth` is
-  // its depth while started (0 when stopped) and `fps_n`/`fps_d` the negotiated frame rate
-  // (fps_n 0 when unknown), all read by latency queries from other threads.
+  // its depth while started (0 when stopped), `fps_n`/`fps_d` the negotiated frame rate (fps_n
+  // 0 when unknown) and `frame_interval` the longest frame interval seen when it is unknown,
+  // all read by latency queries from other threads.
   Settings settings;
   guint active_depth;
   gint fps_n, fps_d;
+  GstClockTime frame_interval;
   CudaHistEqState *state;
   // The pipeline's GstCudaContext, shared with nvcodec elements through context queries and
   // set_context (GStreamer's own locking of those; read by the streaming thread once found).
@@ -173,8 +177,11 @@ static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   self->state->cuda_caps = false;
   gst_clear_object(&self->context);
   gst_clear_object(&self->state->pinned);
+  self->state->last_pts = GST_CLOCK_TIME_NONE;
+  self->state->discont_after_drop = false;
   GST_OBJECT_LOCK(self);
   self->active_depth = 0;
+  self->frame_interval = 0;
   GST_OBJECT_UNLOCK(self);
   return TRUE;
 }
@@ -288,13 +295,39 @@ static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   return GST_FLOW_OK;
 }
 
-static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans, gboolean,
-                                                          GstBuffer *input) {
+// Without a frame rate in the caps (a variable-rate camera), the latency the held frames add is
+// learned from the frames: each one's duration, else the gap since the previous one. A longer
+// interval than any before raises it (by an eighth more, so jitter does not raise it again on
+// every frame) and a LATENCY message makes the pipeline ask again.
+static void gst_cuda_hist_eq_observe_interval(GstCudaHistEq *self, GstBuffer *buffer) {
+  CudaHistEqState &state = *self->state;
+  const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  GstClockTime interval = GST_BUFFER_DURATION(buffer);
+  if (!GST_CLOCK_TIME_IS_VALID(interval) && GST_CLOCK_TIME_IS_VALID(pts) &&
+      GST_CLOCK_TIME_IS_VALID(state.last_pts) && pts > state.last_pts)
+    interval = pts - state.last_pts;
+  state.last_pts = pts;
+  if (!GST_CLOCK_TIME_IS_VALID(interval) || state.settings.depth < 2) return;
+  GST_OBJECT_LOCK(self);
+  const bool longer = self->fps_n == 0 && interval > self->frame_interval;
+  if (longer) self->frame_interval = interval + interval / 8;
+  GST_OBJECT_UNLOCK(self);
+  if (longer) {
+    GST_DEBUG_OBJECT(self,
+                     "no frame rate, a frame interval of %" GST_TIME_FORMAT ": the latency grows",
+                     GST_TIME_ARGS(interval));
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
+  }
+}
+
+static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans,
+                                                          gboolean is_discont, GstBuffer *input) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
   GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " in", GST_TIME_ARGS(GST_BUFFER_PTS(input)));
-  // Downstream asked for new caps (a RECONFIGURE event). The base class answers that in the
-  // submit_input_buffer this one replaces; frames in flight leave first, under their caps.
+  gst_cuda_hist_eq_observe_interval(self, input);
+  // Downstream asked for new caps (a RECONFIGURE event). The base class's submit below would
+  // answer it with frames still in flight; they leave first, under their caps.
   if (gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans))) {
     GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
     if (ret == GST_FLOW_OK && !gst_base_transform_reconfigure(trans))
@@ -315,6 +348,28 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
       return ret;
     }
   }
+  // The base class's own submit does QoS (the qos property): it drops a frame the sink would
+  // only show late, posts the QoS message and marks the next frame out DISCONT. The frames in
+  // flight leave first, so that mark lands on the frame after the dropped one.
+  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)
+                          ->submit_input_buffer(trans, is_discont, input);
+  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
+    GST_DEBUG_OBJECT(self, "QoS dropped a late frame");
+    state.discont_after_drop = true;
+    const GstFlowReturn drained = gst_cuda_hist_eq_drain(self);
+    return drained == GST_FLOW_OK ? ret : drained;
+  }
+  if (ret != GST_FLOW_OK) return ret;
+  input = trans->queued_buf;
+  trans->queued_buf = nullptr;
+  // The frame after a dropped one carries its own DISCONT flag, so it leaves like any DISCONT
+  // frame (see generate_output), even if an event's drain comes in between.
+  if (state.discont_after_drop) {
+    input = gst_buffer_make_writable(input);
+    GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT);
+    state.discont_after_drop = false;
+  }
+
   PendingFrame pending;
   if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP)) {
     pending.buffer = input;
@@ -326,7 +381,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   if (state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
       gst_is_cuda_memory(gst_buffer_peek_memory(input, 0)))
     return gst_cuda_hist_eq_submit_cuda_memory(self, input);
-  GstFlowReturn ret = gst_cuda_hist_eq_finish_all(self, true);
+  ret = gst_cuda_hist_eq_finish_all(self, true);
   if (ret == GST_FLOW_OK && state.ring->full()) ret = gst_cuda_hist_eq_finish_oldest(self, false);
   if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_use_device(self);
   if (ret != GST_FLOW_OK) {
@@ -390,13 +445,16 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
   // otherwise overtake them). A flush drops them instead.
   if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
     gst_cuda_hist_eq_drop_pending(self);
+    self->state->last_pts = GST_CLOCK_TIME_NONE;
+    self->state->discont_after_drop = false;
   } else if (GST_EVENT_IS_SERIALIZED(event) && self->state->ring) {
     gst_cuda_hist_eq_drain(self);
   }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
 }
 
-// Frames held in the ring add depth - 1 frame durations of latency; a DRAIN query pushes them.
+// Frames held in the ring add depth - 1 frame durations of latency (frame intervals seen, when
+// the caps have no frame rate); a DRAIN query pushes them.
 static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection direction,
                                        GstQuery *query) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
@@ -418,7 +476,7 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
     const guint held = (self->active_depth ? self->active_depth : self->settings.depth) - 1;
     const GstClockTime added =
         self->fps_n > 0 ? gst_util_uint64_scale_int(held * GST_SECOND, self->fps_d, self->fps_n)
-                        : 0;
+                        : held * self->frame_interval;
     GST_OBJECT_UNLOCK(self);
     min += added;
     if (GST_CLOCK_TIME_IS_VALID(max)) max += added;
@@ -516,7 +574,9 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   GST_OBJECT_LOCK(self);
   self->fps_n = GST_VIDEO_INFO_FPS_N(in_info);
   self->fps_d = GST_VIDEO_INFO_FPS_D(in_info);
+  self->frame_interval = 0;
   GST_OBJECT_UNLOCK(self);
+  state.last_pts = GST_CLOCK_TIME_NONE;
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
                                                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!state.cuda_caps) return TRUE;

@@ -442,6 +442,114 @@ TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
   gst_harness_teardown(h);
 }
 
+// Without a frame rate in the caps (a variable-rate camera) the held frames still add latency:
+// the element learns the frame interval from the timestamps, an eighth more for jitter, and posts
+// LATENCY when it grows so the pipeline asks again.
+TEST(CudaHistEqElement, WithoutAFrameRateLatencyFollowsTheFrameIntervals) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 64);
+  GST_VIDEO_INFO_FPS_N(&info) = 0;
+  GST_VIDEO_INFO_FPS_D(&info) = 1;
+  GstHarness *h = harness("cudahisteq depth=3");
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(11);
+  auto latency = [&] {
+    GstQuery *query = gst_query_new_latency();
+    EXPECT_TRUE(gst_pad_peer_query(h->sinkpad, query));
+    gboolean live;
+    GstClockTime min, max;
+    gst_query_parse_latency(query, &live, &min, &max);
+    gst_query_unref(query);
+    return min;
+  };
+  auto latency_messages = [&] {
+    int count = 0;
+    while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_LATENCY)) {
+      // The harness wraps the parsed element in a bin; the message comes from the element.
+      GstElementFactory *factory = gst_element_get_factory(GST_ELEMENT(GST_MESSAGE_SRC(message)));
+      EXPECT_STREQ(factory ? GST_OBJECT_NAME(factory) : "", "cudahisteq");
+      gst_message_unref(message);
+      ++count;
+    }
+    return count;
+  };
+  const struct {
+    GstClockTime pts;
+    int messages;             // LATENCY messages this frame makes the element post
+    GstClockTime frame_time;  // the interval the latency is reckoned in afterwards
+  } steps[] = {{0, 0, 0},
+               {40 * GST_MSECOND, 1, 45 * GST_MSECOND},
+               {80 * GST_MSECOND, 0, 45 * GST_MSECOND},
+               {180 * GST_MSECOND, 1, 112500 * GST_USECOND},
+               {270 * GST_MSECOND, 0, 112500 * GST_USECOND}};
+  for (const auto &step : steps) {
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = step.pts;
+    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+    EXPECT_EQ(latency_messages(), step.messages) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
+    EXPECT_EQ(latency(), 2 * step.frame_time) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
+  }
+  gst_element_set_bus(h->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+
+// QoS (the qos property, on by default as on every video filter): after the sink reports that
+// frames up to 2.5 s can only be shown late, frame 2 is dropped with a QoS message, the frames
+// in flight before it still come out, and frame 3 is marked DISCONT. With qos=false every frame
+// comes out.
+class Qos : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(Qos, ALateFrameIsDroppedOnlyWithQosOn) {
+  const bool qos = GetParam();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = harness(std::string("cudahisteq depth=3 qos=") + (qos ? "true" : "false"));
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(10);
+  for (int i = 0; i < 6; ++i) {
+    if (i == 2) {
+      GstEvent *late = gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 2.0, 2500 * GST_MSECOND, 0);
+      EXPECT_TRUE(gst_harness_push_upstream_event(h, late));
+    }
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = i * GST_SECOND;
+    GST_BUFFER_DURATION(frame) = GST_SECOND;
+    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK) << "frame " << i;
+  }
+  gst_harness_push_event(h, gst_event_new_eos());
+  const std::vector<int> expected =
+      qos ? std::vector<int>{0, 1, 3, 4, 5} : std::vector<int>{0, 1, 2, 3, 4, 5};
+  ASSERT_EQ(gst_harness_buffers_received(h), expected.size());
+  for (int i : expected) {
+    GstBuffer *out = gst_harness_pull(h);
+    EXPECT_EQ(GST_BUFFER_PTS(out), GstClockTime(i) * GST_SECOND);
+    EXPECT_EQ(bool(GST_BUFFER_IS_DISCONT(out)), qos && i == 3) << "frame " << i;
+    gst_buffer_unref(out);
+  }
+  int dropped = 0;
+  while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_QOS)) {
+    GstClockTime running_time = 0;
+    gst_message_parse_qos(message, nullptr, &running_time, nullptr, nullptr, nullptr);
+    EXPECT_EQ(running_time, 2 * GST_SECOND);
+    gst_message_unref(message);
+    ++dropped;
+  }
+  EXPECT_EQ(dropped, qos ? 1 : 0);
+  gst_element_set_bus(h->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(OnAndOff, Qos, ::testing::Bool(),
+                         [](const auto &info) { return info.param ? "on" : "off"; });
+
 TEST(CudaHistEqElement, GapsTimestampsFlagsAndMetasPassThroughInOrder) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
