@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
@@ -227,6 +229,48 @@ TEST(HistEqElement, GapBufferPassesUntouched) {
   GstBuffer *empty_gap = gst_buffer_new();
   GST_BUFFER_FLAG_SET(empty_gap, GST_BUFFER_FLAG_GAP);
   EXPECT_EQ(gst_harness_push(harness.h, empty_gap), GST_FLOW_OK);
+}
+
+// QoS, as cudahisteq does it (GstVideoFilter's own): once the sink reports that frames up to
+// 2.5 s can only be shown late, frame 2 is dropped with a QoS message and frame 3 comes out
+// DISCONT; with qos=false every frame comes out.
+TEST(HistEqElement, QosDropsALateFrameOnlyWhenOn) {
+  for (const bool qos : {true, false}) {
+    Harness harness("histeq");
+    GstHarness *h = harness.h;
+    if (!qos) g_object_set(h->element, "qos", FALSE, nullptr);
+    GstBus *bus = gst_bus_new();
+    gst_element_set_bus(h->element, bus);
+    const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
+    harness.set_caps(info);
+    std::mt19937 rng(3);
+    std::vector<int> out;
+    for (int i = 0; i < 5; ++i) {
+      if (i == 2) {
+        GstEvent *late = gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 2.0, 2500 * GST_MSECOND, 0);
+        EXPECT_TRUE(gst_harness_push_upstream_event(h, late));
+      }
+      GstBuffer *frame = natural_frame(info, rng);
+      GST_BUFFER_PTS(frame) = i * GST_SECOND;
+      GST_BUFFER_DURATION(frame) = GST_SECOND;
+      ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+      while (GstBuffer *buffer = gst_harness_try_pull(h)) {
+        const int index = int(GST_BUFFER_PTS(buffer) / GST_SECOND);
+        EXPECT_EQ(bool(GST_BUFFER_IS_DISCONT(buffer)), qos && index == 3) << "frame " << index;
+        out.push_back(index);
+        gst_buffer_unref(buffer);
+      }
+    }
+    EXPECT_EQ(out, qos ? std::vector<int>({0, 1, 3, 4}) : std::vector<int>({0, 1, 2, 3, 4}));
+    int dropped = 0;
+    while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_QOS)) {
+      gst_message_unref(message);
+      ++dropped;
+    }
+    EXPECT_EQ(dropped, qos ? 1 : 0);
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+  }
 }
 
 class BadBuffer : public ::testing::Test {
