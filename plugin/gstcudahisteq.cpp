@@ -298,10 +298,16 @@ static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
 // Without a frame rate in the caps (a variable-rate camera), the latency the held frames add is
 // learned from the frames: each one's duration, else the gap since the previous one. A longer
 // interval than any before raises it (by an eighth more, so jitter does not raise it again on
-// every frame) and a LATENCY message makes the pipeline ask again.
+// every frame) and a LATENCY message makes the pipeline ask again. A GAP buffer's duration and
+// the gap across a DISCONT are missing time, not a frame interval, and are not counted.
 static void gst_cuda_hist_eq_observe_interval(GstCudaHistEq *self, GstBuffer *buffer) {
   CudaHistEqState &state = *self->state;
   const GstClockTime pts = GST_BUFFER_PTS(buffer);
+  if (GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP)) {
+    state.last_pts = GST_CLOCK_TIME_NONE;
+    return;
+  }
+  if (GST_BUFFER_IS_DISCONT(buffer)) state.last_pts = GST_CLOCK_TIME_NONE;
   GstClockTime interval = GST_BUFFER_DURATION(buffer);
   if (!GST_CLOCK_TIME_IS_VALID(interval) && GST_CLOCK_TIME_IS_VALID(pts) &&
       GST_CLOCK_TIME_IS_VALID(state.last_pts) && pts > state.last_pts)

@@ -475,18 +475,28 @@ TEST(CudaHistEqElement, WithoutAFrameRateLatencyFollowsTheFrameIntervals) {
     }
     return count;
   };
+  // A GAP buffer's duration and the jump across a DISCONT are missing time, not frame intervals.
+  const GstClockTime none = GST_CLOCK_TIME_NONE;
   const struct {
-    GstClockTime pts;
+    GstClockTime pts, duration;
+    GstBufferFlags flags;
     int messages;             // LATENCY messages this frame makes the element post
     GstClockTime frame_time;  // the interval the latency is reckoned in afterwards
-  } steps[] = {{0, 0, 0},
-               {40 * GST_MSECOND, 1, 45 * GST_MSECOND},
-               {80 * GST_MSECOND, 0, 45 * GST_MSECOND},
-               {180 * GST_MSECOND, 1, 112500 * GST_USECOND},
-               {270 * GST_MSECOND, 0, 112500 * GST_USECOND}};
+  } steps[] = {{0, none, GstBufferFlags(0), 0, 0},
+               {40 * GST_MSECOND, none, GstBufferFlags(0), 1, 45 * GST_MSECOND},
+               {80 * GST_MSECOND, none, GstBufferFlags(0), 0, 45 * GST_MSECOND},
+               {180 * GST_MSECOND, none, GstBufferFlags(0), 1, 112500 * GST_USECOND},
+               {270 * GST_MSECOND, none, GstBufferFlags(0), 0, 112500 * GST_USECOND},
+               {300 * GST_MSECOND, 5 * GST_SECOND, GST_BUFFER_FLAG_GAP, 0, 112500 * GST_USECOND},
+               {5300 * GST_MSECOND, none, GstBufferFlags(0), 0, 112500 * GST_USECOND},
+               {5340 * GST_MSECOND, none, GstBufferFlags(0), 0, 112500 * GST_USECOND},
+               {9 * GST_SECOND, none, GST_BUFFER_FLAG_DISCONT, 0, 112500 * GST_USECOND},
+               {9040 * GST_MSECOND, none, GstBufferFlags(0), 0, 112500 * GST_USECOND}};
   for (const auto &step : steps) {
     GstBuffer *frame = natural_frame(info, rng);
     GST_BUFFER_PTS(frame) = step.pts;
+    GST_BUFFER_DURATION(frame) = step.duration;
+    GST_BUFFER_FLAG_SET(frame, step.flags);
     ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
     EXPECT_EQ(latency_messages(), step.messages) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
     EXPECT_EQ(latency(), 2 * step.frame_time) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
