@@ -22,6 +22,7 @@
 
 #include "device_plane.h"
 #include "equalization.h"
+#include "fused_kernel.h"
 #include "methods.h"
 
 namespace histeq::cuda {
@@ -29,8 +30,11 @@ namespace histeq::cuda {
 class DeviceEqualizer {
  public:
   // Device memory init() allocates: two 64-bit histograms (this frame's and, zeroed by the
-  // single kernel as it runs, the next frame's) and the LUT.
-  static constexpr std::size_t kScratchBytes = 2 * 256 * sizeof(unsigned long long) + 256;
+  // single kernel as it runs, the next frame's), each with the single kernel's copies of the
+  // bins (the separate kernels use the first), and the LUT.
+  static constexpr std::size_t kHistogramBins = kFusedHistogramCopies * 256;
+  static constexpr std::size_t kScratchBytes =
+      2 * kHistogramBins * sizeof(unsigned long long) + 256;
 
   DeviceEqualizer() = default;
   ~DeviceEqualizer();

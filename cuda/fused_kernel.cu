@@ -31,7 +31,8 @@ __global__ void __launch_bounds__(kBlock)
 
   const int t = threadIdx.x;
   for (int i = t; i < kWarps * kLevels; i += kBlock) (&bins[0][0])[i] = 0;
-  if (blockIdx.x == 0) d_next_histogram[t] = 0;
+  for (int copy = blockIdx.x; copy < kFusedHistogramCopies; copy += gridDim.x)
+    d_next_histogram[copy * kLevels + t] = 0;
   if (t == 0) first_present = kLevels;
   __syncthreads();
 
@@ -81,16 +82,20 @@ __global__ void __launch_bounds__(kBlock)
   }
   for (; at.y < plane.height; at.next()) count_item(at, nullptr);
   __syncthreads();
+  Count *merged = d_histogram + blockIdx.x % kFusedHistogramCopies * kLevels;
   for (int v = t; v < kLevels; v += kBlock) {
     unsigned sum = 0;
     for (int w = 0; w < kWarps; ++w) sum += bins[w][v];
-    if (sum) atomicAdd(&d_histogram[v], Count(sum));
+    if (sum) atomicAdd(&merged[v], Count(sum));
   }
 
   cooperative_groups::this_grid().sync();
 
   // Every block builds the same LUT from the finished bins with the shared formula.
-  const Count count = __ldcg(&d_histogram[t]);
+  Count count = 0;
+#pragma unroll
+  for (int copy = 0; copy < kFusedHistogramCopies; ++copy)
+    count += __ldcg(&d_histogram[copy * kLevels + t]);
   if (count) atomicMin(&first_present, t);
   Count cdf;
   BlockScan(scan_storage).InclusiveSum(count, cdf);

@@ -16,15 +16,26 @@ namespace histeq::cuda {
 // (4K natural) and 17.4 -> 22.7 us (4K uniform) on the H100 (two runs of one session).
 constexpr int kFusedCachedChunks = 4;
 
+// Copies of the device bins the blocks add their counts into (block b into copy b % copies),
+// summed by every block after the grid barrier. One copy puts every block's atomics on the same
+// 256 addresses: leaving the merge out of the kernel saved 1.8 us at 4K uniform (507 blocks)
+// and 0.3 us at 1080p natural (132 blocks) on the H100. Engine GPU time there, 1080p/4K/8K, us:
+// 1 copy natural 7.33/13.2/38.5, uniform 8.02/16.5/45.5; 2 copies 7.19/13.1/38.6,
+// 7.62/15.3/44.5; 4 copies 7.24/13.3/38.5, 7.60/15.5/44.5; 8 copies 7.26/13.4/38.6,
+// 7.68/15.7/44.9. More copies cost the summing reads every block makes after the barrier.
+constexpr int kFusedHistogramCopies = 2;
+
 // One cooperative kernel per frame: every block counts its share of the plane (16-byte loads,
 // keeping the first chunks in registers), the grid synchronizes once, every block builds the
 // LUT from the 256 device bins in its own shared memory, then maps the same share. The plane
 // crosses DRAM about as often as in a copy, and there is one launch instead of three.
 struct FusedLaunch {
   int blocks = 0;  // co-resident blocks for the whole device, from fused_grid_size()
-  unsigned long long *d_histogram = nullptr;       // this frame's bins, zero on entry
-  unsigned long long *d_next_histogram = nullptr;  // zeroed here for the next frame
-  std::uint8_t *d_lut = nullptr;                   // receives the LUT (for statistics)
+  // kFusedHistogramCopies x 256 bins each: this frame's, zero on entry, and the next frame's,
+  // zeroed here.
+  unsigned long long *d_histogram = nullptr;
+  unsigned long long *d_next_histogram = nullptr;
+  std::uint8_t *d_lut = nullptr;  // receives the LUT (for statistics)
   // Lanes holding the same flat 16 bytes count them with one atomic. Measured on the H100
   // (graph replay, x the D2D copy of the plane): constant 4K 1.44x -> 1.08x, 8K 1.29x -> 0.95x.
   // Only lanes with a flat chunk vote: a vote in every lane cost content without flat chunks
