@@ -67,8 +67,8 @@ struct _GstCudaHistEq {
   GstVideoFilter parent;
   // Guarded by the object lock. The ring is built from `settings` at start; `active_depth` is
   // its depth while started (0 when stopped), `fps_n`/`fps_d` the negotiated frame rate (fps_n
-  // 0 when unknown) and `frame_interval` the longest frame interval seen when it is unknown,
-  // all read by latency queries from other threads.
+  // 0 when unknown) and `frame_interval`, when it is unknown, the longest frame interval seen
+  // and an eighth more; all read by latency queries from other threads.
   Settings settings;
   guint active_depth;
   gint fps_n, fps_d;
@@ -272,7 +272,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
 }
 
 // Pushes every frame still in flight, in order (serialized events such as EOS, a caps change or
-// a GAP; reconfigure; drain queries; a DISCONT buffer).
+// a GAP; reconfigure; drain queries; a DISCONT buffer; a frame QoS dropped).
 static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   CudaHistEqState &state = *self->state;
   while (!state.pending.empty()) {
@@ -295,11 +295,25 @@ static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   return GST_FLOW_OK;
 }
 
+// The latency the frames held in the ring add: depth - 1 frame durations, from the caps' frame
+// rate, else from the frame intervals seen. Takes the object lock.
+static GstClockTime gst_cuda_hist_eq_added_latency(GstCudaHistEq *self) {
+  GST_OBJECT_LOCK(self);
+  const guint held = (self->active_depth ? self->active_depth : self->settings.depth) - 1;
+  const GstClockTime added =
+      self->fps_n > 0 ? gst_util_uint64_scale_int(held * GST_SECOND, self->fps_d, self->fps_n)
+                      : held * self->frame_interval;
+  GST_OBJECT_UNLOCK(self);
+  return added;
+}
+
 // Without a frame rate in the caps (a variable-rate camera), the latency the held frames add is
 // learned from the frames: each one's duration, else the gap since the previous one. A longer
 // interval than any before raises it (by an eighth more, so jitter does not raise it again on
 // every frame) and a LATENCY message makes the pipeline ask again. A GAP buffer's duration and
-// the gap across a DISCONT are missing time, not a frame interval, and are not counted.
+// the gap across a DISCONT (or a GAP event, see sink_event) are missing time, not a frame
+// interval, and are not counted; nor is an interval over 2^60 ns (36 years), a broken timestamp
+// that would overflow the latency sums.
 static void gst_cuda_hist_eq_observe_interval(GstCudaHistEq *self, GstBuffer *buffer) {
   CudaHistEqState &state = *self->state;
   const GstClockTime pts = GST_BUFFER_PTS(buffer);
@@ -313,7 +327,9 @@ static void gst_cuda_hist_eq_observe_interval(GstCudaHistEq *self, GstBuffer *bu
       GST_CLOCK_TIME_IS_VALID(state.last_pts) && pts > state.last_pts)
     interval = pts - state.last_pts;
   state.last_pts = pts;
-  if (!GST_CLOCK_TIME_IS_VALID(interval) || state.settings.depth < 2) return;
+  if (!GST_CLOCK_TIME_IS_VALID(interval) || interval > (GstClockTime(1) << 60) ||
+      state.settings.depth < 2)
+    return;
   GST_OBJECT_LOCK(self);
   const bool longer = self->fps_n == 0 && interval > self->frame_interval;
   if (longer) self->frame_interval = interval + interval / 8;
@@ -456,6 +472,8 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
   } else if (GST_EVENT_IS_SERIALIZED(event) && self->state->ring) {
     gst_cuda_hist_eq_drain(self);
   }
+  // A GAP event stands for frames that never came: the time across it is no frame interval.
+  if (GST_EVENT_TYPE(event) == GST_EVENT_GAP) self->state->last_pts = GST_CLOCK_TIME_NONE;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
 }
 
@@ -478,12 +496,7 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
     gboolean live;
     GstClockTime min, max;
     gst_query_parse_latency(query, &live, &min, &max);
-    GST_OBJECT_LOCK(self);
-    const guint held = (self->active_depth ? self->active_depth : self->settings.depth) - 1;
-    const GstClockTime added =
-        self->fps_n > 0 ? gst_util_uint64_scale_int(held * GST_SECOND, self->fps_d, self->fps_n)
-                        : held * self->frame_interval;
-    GST_OBJECT_UNLOCK(self);
+    const GstClockTime added = gst_cuda_hist_eq_added_latency(self);
     min += added;
     if (GST_CLOCK_TIME_IS_VALID(max)) max += added;
     GST_DEBUG_OBJECT(self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS(added));
@@ -577,12 +590,16 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(filter);
   CudaHistEqState &state = *self->state;
   state.range = histeq_output_range(in_info);
+  const GstClockTime latency_before = gst_cuda_hist_eq_added_latency(self);
   GST_OBJECT_LOCK(self);
   self->fps_n = GST_VIDEO_INFO_FPS_N(in_info);
   self->fps_d = GST_VIDEO_INFO_FPS_D(in_info);
   self->frame_interval = 0;
   GST_OBJECT_UNLOCK(self);
   state.last_pts = GST_CLOCK_TIME_NONE;
+  // New caps with another frame rate (or none) change the latency the held frames add.
+  if (gst_cuda_hist_eq_added_latency(self) != latency_before)
+    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
                                                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!state.cuda_caps) return TRUE;

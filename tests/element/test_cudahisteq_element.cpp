@@ -444,7 +444,7 @@ TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
 
 // Without a frame rate in the caps (a variable-rate camera) the held frames still add latency:
 // the element learns the frame interval from the timestamps, an eighth more for jitter, and posts
-// LATENCY when it grows so the pipeline asks again.
+// LATENCY when it grows, or when new caps change it, so the pipeline asks again.
 TEST(CudaHistEqElement, WithoutAFrameRateLatencyFollowsTheFrameIntervals) {
   SKIP_WITHOUT_CUDA_DEVICE();
   GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 64);
@@ -501,6 +501,24 @@ TEST(CudaHistEqElement, WithoutAFrameRateLatencyFollowsTheFrameIntervals) {
     EXPECT_EQ(latency_messages(), step.messages) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
     EXPECT_EQ(latency(), 2 * step.frame_time) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
   }
+  // Neither is the time across a GAP event, nor a duration no frame can have.
+  ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_gap(9080 * GST_MSECOND, 4 * GST_SECOND)));
+  auto push = [&](GstClockTime pts, GstClockTime duration) {
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = pts;
+    GST_BUFFER_DURATION(frame) = duration;
+    return gst_harness_push(h, frame);
+  };
+  ASSERT_EQ(push(13080 * GST_MSECOND, none), GST_FLOW_OK);
+  ASSERT_EQ(push(13120 * GST_MSECOND, GstClockTime(1) << 62), GST_FLOW_OK);
+  EXPECT_EQ(latency_messages(), 0);
+  EXPECT_EQ(latency(), 2 * 112500 * GST_USECOND);
+  // Caps with a frame rate: the latency follows it, and the pipeline is told.
+  GST_VIDEO_INFO_FPS_N(&info) = 30;
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  ASSERT_EQ(push(13160 * GST_MSECOND, none), GST_FLOW_OK);
+  EXPECT_EQ(latency_messages(), 1);
+  EXPECT_EQ(latency(), gst_util_uint64_scale_int(2 * GST_SECOND, 1, 30));
   gst_element_set_bus(h->element, nullptr);
   gst_object_unref(bus);
   gst_harness_teardown(h);
