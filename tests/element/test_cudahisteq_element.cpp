@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu_test_support.h"
+#include "late_frames.h"
 #include "pipeline_frames.h"
 #include "video_frames.h"
 
@@ -541,16 +542,7 @@ TEST_P(Qos, ALateFrameIsDroppedOnlyWithQosOn) {
   gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(10);
-  for (int i = 0; i < 6; ++i) {
-    if (i == 2) {
-      GstEvent *late = gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 2.0, 2500 * GST_MSECOND, 0);
-      EXPECT_TRUE(gst_harness_push_upstream_event(h, late));
-    }
-    GstBuffer *frame = natural_frame(info, rng);
-    GST_BUFFER_PTS(frame) = i * GST_SECOND;
-    GST_BUFFER_DURATION(frame) = GST_SECOND;
-    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK) << "frame " << i;
-  }
+  ASSERT_EQ(push_frames_with_frame_two_late(h, info, 6, rng), GST_FLOW_OK);
   gst_harness_push_event(h, gst_event_new_eos());
   const std::vector<int> expected =
       qos ? std::vector<int>{0, 1, 3, 4, 5} : std::vector<int>{0, 1, 2, 3, 4, 5};
