@@ -49,7 +49,7 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   // it must be done before the first frame's kernels read the bins.
   HISTEQ_CUDA_TRY(cudaStreamSynchronize(cudaStreamLegacy));
   unsigned long long *histograms = static_cast<unsigned long long *>(d_scratch);
-  std::uint8_t *lut = reinterpret_cast<std::uint8_t *>(histograms + 2 * kHistogramBins);
+  std::uint8_t *lut = reinterpret_cast<std::uint8_t *>(histograms + 2 * kCountsPerHistogram);
 
   cudaResourceDesc resource{};
   resource.resType = cudaResourceTypeLinear;
@@ -60,7 +60,7 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   texture.readMode = cudaReadModeElementType;
   HISTEQ_CUDA_TRY(cudaCreateTextureObject(&lut_texture_, &resource, &texture, nullptr));
   d_histograms_[0] = histograms;
-  d_histograms_[1] = histograms + kHistogramBins;
+  d_histograms_[1] = histograms + kCountsPerHistogram;
   d_lut_ = lut;
   return cudaSuccess;
 }

@@ -32,9 +32,9 @@ class DeviceEqualizer {
   // Device memory init() allocates: two 64-bit histograms (this frame's and, zeroed by the
   // single kernel as it runs, the next frame's), each with the single kernel's copies of the
   // bins (the separate kernels use the first), and the LUT.
-  static constexpr std::size_t kHistogramBins = kFusedHistogramCopies * 256;
+  static constexpr std::size_t kCountsPerHistogram = kFusedHistogramCopies * 256;
   static constexpr std::size_t kScratchBytes =
-      2 * kHistogramBins * sizeof(unsigned long long) + 256;
+      2 * kCountsPerHistogram * sizeof(unsigned long long) + 256;
 
   DeviceEqualizer() = default;
   ~DeviceEqualizer();

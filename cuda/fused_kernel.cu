@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(kBlock)
   }
   for (; at.y < plane.height; at.next()) count_item(at, nullptr);
   __syncthreads();
-  Count *merged = d_histogram + blockIdx.x % kFusedHistogramCopies * kLevels;
+  Count *merged = d_histogram + (blockIdx.x % kFusedHistogramCopies) * kLevels;
   for (int v = t; v < kLevels; v += kBlock) {
     unsigned sum = 0;
     for (int w = 0; w < kWarps; ++w) sum += bins[w][v];

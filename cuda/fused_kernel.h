@@ -27,8 +27,9 @@ constexpr int kFusedHistogramCopies = 2;
 
 // One cooperative kernel per frame: every block counts its share of the plane (16-byte loads,
 // keeping the first chunks in registers), the grid synchronizes once, every block builds the
-// LUT from the 256 device bins in its own shared memory, then maps the same share. The plane
-// crosses DRAM about as often as in a copy, and there is one launch instead of three.
+// LUT from the device bins (their copies summed) in its own shared memory, then maps the same
+// share. The plane crosses DRAM about as often as in a copy, and there is one launch instead of
+// three.
 struct FusedLaunch {
   int blocks = 0;  // co-resident blocks for the whole device, from fused_grid_size()
   // kFusedHistogramCopies x 256 bins each: this frame's, zero on entry, and the next frame's,

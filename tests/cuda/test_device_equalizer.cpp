@@ -217,6 +217,28 @@ void expect_equalizes_natural_frame(DeviceEqualizer &equalizer, const Size &size
 
 }  // namespace
 
+// One equalizer through frames of many blocks and of one block, and through both paths: the
+// single kernel adds each block's counts into one of several copies of the bins and zeroes every
+// copy of the next frame's, with however few blocks it runs; the separate kernels use the first.
+TEST(DeviceEqualizer, EveryFrameStartsFromCleanBinsWhateverRanBefore) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  const Size many_blocks{385, 289, 40, true};
+  const Size one_block{64, 48, 0, true};
+  KernelConfig separate;
+  separate.fusion = histeq::cuda::Fusion::kSeparateKernels;
+  const std::pair<Size, KernelConfig> frames[] = {
+      {many_blocks, {}}, {one_block, {}},  {many_blocks, {}}, {many_blocks, {}},
+      {one_block, {}},   {one_block, {}},  {many_blocks, {}}, {many_blocks, separate},
+      {one_block, {}},   {many_blocks, {}}};
+  int index = 0;
+  for (const auto &[size, config] : frames) {
+    SCOPED_TRACE("frame " + std::to_string(index++));
+    expect_equalizes_natural_frame(equalizer, size, config);
+  }
+}
+
 // The same equalizer on device scratch that the caller allocated and frees.
 TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
   SKIP_WITHOUT_CUDA_DEVICE();
