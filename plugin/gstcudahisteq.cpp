@@ -311,9 +311,9 @@ static GstClockTime gst_cuda_hist_eq_added_latency(GstCudaHistEq *self) {
 // learned from the frames: each one's duration, else the gap since the previous one. A longer
 // interval than any before raises it (by an eighth more, so jitter does not raise it again on
 // every frame) and a LATENCY message makes the pipeline ask again. A GAP buffer's duration and
-// the gap across a DISCONT (or a GAP event, see sink_event) are missing time, not a frame
-// interval, and are not counted; nor is an interval over 2^60 ns (36 years), a broken timestamp
-// that would overflow the latency sums.
+// the gap across a DISCONT (or a GAP, SEGMENT or STREAM_START event, see sink_event) are missing
+// time, not a frame interval, and are not counted; nor is an interval over 2^60 ns (36 years), a
+// broken timestamp that would overflow the latency sums.
 static void gst_cuda_hist_eq_observe_interval(GstCudaHistEq *self, GstBuffer *buffer) {
   CudaHistEqState &state = *self->state;
   const GstClockTime pts = GST_BUFFER_PTS(buffer);
@@ -472,8 +472,11 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
   } else if (GST_EVENT_IS_SERIALIZED(event) && self->state->ring) {
     gst_cuda_hist_eq_drain(self);
   }
-  // A GAP event stands for frames that never came: the time across it is no frame interval.
-  if (GST_EVENT_TYPE(event) == GST_EVENT_GAP) self->state->last_pts = GST_CLOCK_TIME_NONE;
+  // The time across a GAP event (frames that never came), into a new segment or a new stream is
+  // no frame interval.
+  if (GST_EVENT_TYPE(event) == GST_EVENT_GAP || GST_EVENT_TYPE(event) == GST_EVENT_SEGMENT ||
+      GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START)
+    self->state->last_pts = GST_CLOCK_TIME_NONE;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
 }
 
@@ -590,14 +593,14 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(filter);
   CudaHistEqState &state = *self->state;
   state.range = histeq_output_range(in_info);
+  // The frame interval learned without a frame rate is kept: new caps of the same camera (a
+  // new size, say) do not make its frames come faster. A frame rate gained or lost changes the
+  // latency the held frames add.
   const GstClockTime latency_before = gst_cuda_hist_eq_added_latency(self);
   GST_OBJECT_LOCK(self);
   self->fps_n = GST_VIDEO_INFO_FPS_N(in_info);
   self->fps_d = GST_VIDEO_INFO_FPS_D(in_info);
-  self->frame_interval = 0;
   GST_OBJECT_UNLOCK(self);
-  state.last_pts = GST_CLOCK_TIME_NONE;
-  // New caps with another frame rate (or none) change the latency the held frames add.
   if (gst_cuda_hist_eq_added_latency(self) != latency_before)
     gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),

@@ -3,9 +3,9 @@
 
 #include "video_frames.h"
 
-GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo &info, int count,
-                                              std::mt19937 &rng) {
-  for (int i = 0; i < count; ++i) {
+GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo &info, int first,
+                                              int end, std::mt19937 &rng) {
+  for (int i = first; i < end; ++i) {
     if (i == 2 && !gst_harness_push_upstream_event(
                       h, gst_event_new_qos(GST_QOS_TYPE_UNDERFLOW, 2.0, 2500 * GST_MSECOND, 0)))
       return GST_FLOW_ERROR;

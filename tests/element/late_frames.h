@@ -8,8 +8,8 @@
 #include <gst/check/gstharness.h>
 #include <gst/video/video.h>
 
-// Pushes `count` natural frames of `info` one second apart, and before frame 2 the QoS event a
-// sink sends when it can show nothing earlier than 2.5 s: frame 2 is late, frame 3 on time.
-// Returns the first flow return that is not OK, else GST_FLOW_OK.
-GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo &info, int count,
-                                              std::mt19937 &rng);
+// Pushes natural frames `first` to `end - 1` of `info`, frame i at i seconds, and before frame 2
+// the QoS event a sink sends when it can show nothing earlier than 2.5 s: frame 2 is late, frame
+// 3 on time. Returns the first flow return that is not OK, else GST_FLOW_OK.
+GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo &info, int first,
+                                              int end, std::mt19937 &rng);

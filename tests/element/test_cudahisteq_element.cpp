@@ -426,6 +426,17 @@ TEST(CudaHistEqElement, UpstreamGetsAPoolOfPinnedBuffersAndTheyAreEqualized) {
   gst_harness_teardown(h);
 }
 
+// The minimum latency the element reports to a query from downstream.
+GstClockTime reported_latency(GstHarness *h) {
+  GstQuery *query = gst_query_new_latency();
+  EXPECT_TRUE(gst_pad_peer_query(h->sinkpad, query));
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency(query, &live, &min, &max);
+  gst_query_unref(query);
+  return min;
+}
+
 TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 64);  // 30 fps
@@ -433,13 +444,7 @@ TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(7);
   ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
-  GstQuery *query = gst_query_new_latency();
-  ASSERT_TRUE(gst_pad_peer_query(h->sinkpad, query));
-  gboolean live;
-  GstClockTime min, max;
-  gst_query_parse_latency(query, &live, &min, &max);
-  EXPECT_EQ(min, gst_util_uint64_scale_int(2 * GST_SECOND, 1, 30));
-  gst_query_unref(query);
+  EXPECT_EQ(reported_latency(h), gst_util_uint64_scale_int(2 * GST_SECOND, 1, 30));
   gst_harness_teardown(h);
 }
 
@@ -456,15 +461,6 @@ TEST(CudaHistEqElement, WithoutAFrameRateLatencyFollowsTheFrameIntervals) {
   gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(11);
-  auto latency = [&] {
-    GstQuery *query = gst_query_new_latency();
-    EXPECT_TRUE(gst_pad_peer_query(h->sinkpad, query));
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency(query, &live, &min, &max);
-    gst_query_unref(query);
-    return min;
-  };
   auto latency_messages = [&] {
     int count = 0;
     while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_LATENCY)) {
@@ -493,33 +489,44 @@ TEST(CudaHistEqElement, WithoutAFrameRateLatencyFollowsTheFrameIntervals) {
                {5340 * GST_MSECOND, none, GstBufferFlags(0), 0, 112500 * GST_USECOND},
                {9 * GST_SECOND, none, GST_BUFFER_FLAG_DISCONT, 0, 112500 * GST_USECOND},
                {9040 * GST_MSECOND, none, GstBufferFlags(0), 0, 112500 * GST_USECOND}};
-  for (const auto &step : steps) {
-    GstBuffer *frame = natural_frame(info, rng);
-    GST_BUFFER_PTS(frame) = step.pts;
-    GST_BUFFER_DURATION(frame) = step.duration;
-    GST_BUFFER_FLAG_SET(frame, step.flags);
-    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
-    EXPECT_EQ(latency_messages(), step.messages) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
-    EXPECT_EQ(latency(), 2 * step.frame_time) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
-  }
-  // Neither is the time across a GAP event, nor a duration no frame can have.
-  ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_gap(9080 * GST_MSECOND, 4 * GST_SECOND)));
-  auto push = [&](GstClockTime pts, GstClockTime duration) {
+  auto push = [&](GstClockTime pts, GstClockTime duration, GstBufferFlags flags) {
     GstBuffer *frame = natural_frame(info, rng);
     GST_BUFFER_PTS(frame) = pts;
     GST_BUFFER_DURATION(frame) = duration;
+    GST_BUFFER_FLAG_SET(frame, flags);
     return gst_harness_push(h, frame);
   };
-  ASSERT_EQ(push(13080 * GST_MSECOND, none), GST_FLOW_OK);
-  ASSERT_EQ(push(13120 * GST_MSECOND, GstClockTime(1) << 62), GST_FLOW_OK);
+  for (const auto &step : steps) {
+    ASSERT_EQ(push(step.pts, step.duration, step.flags), GST_FLOW_OK);
+    EXPECT_EQ(latency_messages(), step.messages) << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
+    EXPECT_EQ(reported_latency(h), 2 * step.frame_time)
+        << "frame at " << GST_TIME_AS_MSECONDS(step.pts);
+  }
+  // Nor is the time across a GAP event or into a new segment, nor a duration no frame can have.
+  const GstBufferFlags plain = GstBufferFlags(0);
+  ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_gap(9080 * GST_MSECOND, 4 * GST_SECOND)));
+  ASSERT_EQ(push(13080 * GST_MSECOND, none, plain), GST_FLOW_OK);
+  ASSERT_EQ(push(13120 * GST_MSECOND, GstClockTime(1) << 62, plain), GST_FLOW_OK);
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_segment(&segment)));
+  ASSERT_EQ(push(60 * GST_SECOND, none, plain), GST_FLOW_OK);
   EXPECT_EQ(latency_messages(), 0);
-  EXPECT_EQ(latency(), 2 * 112500 * GST_USECOND);
+  EXPECT_EQ(reported_latency(h), 2 * 112500 * GST_USECOND);
+  // New caps still without a frame rate (a new size) keep what was learned.
+  info = video_info(GST_VIDEO_FORMAT_NV12, 96, 64);
+  GST_VIDEO_INFO_FPS_N(&info) = 0;
+  GST_VIDEO_INFO_FPS_D(&info) = 1;
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  ASSERT_EQ(push(60040 * GST_MSECOND, none, plain), GST_FLOW_OK);
+  EXPECT_EQ(latency_messages(), 0);
+  EXPECT_EQ(reported_latency(h), 2 * 112500 * GST_USECOND);
   // Caps with a frame rate: the latency follows it, and the pipeline is told.
   GST_VIDEO_INFO_FPS_N(&info) = 30;
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  ASSERT_EQ(push(13160 * GST_MSECOND, none), GST_FLOW_OK);
+  ASSERT_EQ(push(60080 * GST_MSECOND, none, plain), GST_FLOW_OK);
   EXPECT_EQ(latency_messages(), 1);
-  EXPECT_EQ(latency(), gst_util_uint64_scale_int(2 * GST_SECOND, 1, 30));
+  EXPECT_EQ(reported_latency(h), gst_util_uint64_scale_int(2 * GST_SECOND, 1, 30));
   gst_element_set_bus(h->element, nullptr);
   gst_object_unref(bus);
   gst_harness_teardown(h);
@@ -527,8 +534,8 @@ TEST(CudaHistEqElement, WithoutAFrameRateLatencyFollowsTheFrameIntervals) {
 
 // QoS (the qos property, on by default as on every video filter): after the sink reports that
 // frames up to 2.5 s can only be shown late, frame 2 is dropped with a QoS message, the frames
-// in flight before it still come out, and frame 3 is marked DISCONT. With qos=false every frame
-// comes out.
+// in flight before it still come out, and frame 3 is marked DISCONT, even when an event drains
+// it. With qos=false every frame comes out.
 class Qos : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
@@ -542,7 +549,11 @@ TEST_P(Qos, ALateFrameIsDroppedOnlyWithQosOn) {
   gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   std::mt19937 rng(10);
-  ASSERT_EQ(push_frames_with_frame_two_late(h, info, 6, rng), GST_FLOW_OK);
+  // A serialized event right after frame 3 makes the frames in flight leave before it: frame 3
+  // still carries the DISCONT that the dropped frame 2 left for it.
+  ASSERT_EQ(push_frames_with_frame_two_late(h, info, 0, 4, rng), GST_FLOW_OK);
+  ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_tag(gst_tag_list_new_empty())));
+  ASSERT_EQ(push_frames_with_frame_two_late(h, info, 4, 6, rng), GST_FLOW_OK);
   gst_harness_push_event(h, gst_event_new_eos());
   const std::vector<int> expected =
       qos ? std::vector<int>{0, 1, 3, 4, 5} : std::vector<int>{0, 1, 2, 3, 4, 5};

@@ -245,7 +245,7 @@ TEST(HistEqElement, QosDropsALateFrameOnlyWhenOn) {
     const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
     harness.set_caps(info);
     std::mt19937 rng(3);
-    ASSERT_EQ(push_frames_with_frame_two_late(h, info, 5, rng), GST_FLOW_OK);
+    ASSERT_EQ(push_frames_with_frame_two_late(h, info, 0, 5, rng), GST_FLOW_OK);
     std::vector<int> out;
     while (GstBuffer *buffer = gst_harness_try_pull(h)) {
       const int index = int(GST_BUFFER_PTS(buffer) / GST_SECOND);
