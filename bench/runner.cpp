@@ -88,27 +88,25 @@ void measure_device_or_throw(const DeviceContender &contender, const DevicePlane
   }
 }
 
-void measure_end_to_end_or_throw(const EndToEndContender &contender, const TestCase &test,
-                                 const Repeats &repeats, double floor_us, Results *results) {
-  // One full batch first: it warms up and leaves frames to verify.
+// One full batch: it warms up and leaves frames to compare with the reference.
+std::string verify_end_to_end(const EndToEndContender &contender, const TestCase &test,
+                              const Repeats &repeats) {
   if (contender.prepare) contender.prepare(0, repeats.frames_per_batch);
   contender.run(0, repeats.frames_per_batch);
   const long last = repeats.frames_per_batch - 1;
-  const std::string check =
-      check_output(contender.output(last), contender.output_pitch, test.frame,
-                   contender.returns_input ? test.frame.bytes : test.reference);
-  Row row{Section::kEndToEnd, contender.name, test.content, test.frame.size};
+  return verdict(check_output(contender.output(last), contender.output_pitch, test.frame,
+                              contender.returns_input ? test.frame.bytes : test.reference),
+                 contender.known_defect);
+}
+
+double time_end_to_end(const EndToEndContender &contender, const Repeats &repeats) {
   // Frame numbers go on from the verification batch.
   const long offset = repeats.frames_per_batch;
   std::function<void(long, int)> prepare;
   if (contender.prepare)
     prepare = [&](long first, int count) { contender.prepare(offset + first, count); };
-  row.us_per_frame = steady_us_per_frame(
-      repeats, prepare, [&](long first, int count) { contender.run(offset + first, count); });
-  row.ratio = floor_us > 0 && row.us_per_frame > 0 ? floor_us / row.us_per_frame : 0;
-  row.check = verdict(check, contender.known_defect);
-  log_row(row);
-  results->add(row);
+  return steady_us_per_frame(repeats, prepare,
+                             [&](long first, int count) { contender.run(offset + first, count); });
 }
 
 // A CUDA error left pending by something earlier would be reported by the next call that
@@ -147,14 +145,47 @@ void measure_device(const DeviceContender &contender, const DevicePlanes &planes
   }
 }
 
-void measure_end_to_end(const EndToEndContender &contender, const TestCase &test,
-                        const Repeats &repeats, double floor_us, Results *results) {
-  clear_pending_error(contender.name, results);
-  try {
-    measure_end_to_end_or_throw(contender, test, repeats, floor_us, results);
-  } catch (const Failure &failure) {
-    record_failure(Section::kEndToEnd, contender.name, test, failure, results);
+double measure_end_to_end(const std::vector<EndToEndContender> &contenders, const TestCase &test,
+                          const Repeats &repeats, const EndToEndFloor &floor, Results *results) {
+  struct Runs {
+    std::string check;
+    std::vector<double> us;
+    bool failed = false;
+  };
+  std::vector<Runs> runs(contenders.size());
+  std::vector<double> floor_us;
+  for (int round = 0; round < floor.rounds; ++round) {
+    floor_us.push_back(floor.measure_us());
+    for (std::size_t i = 0; i < contenders.size(); ++i) {
+      const EndToEndContender &contender = contenders[i];
+      if (runs[i].failed) continue;
+      clear_pending_error(contender.name, results);
+      try {
+        if (round == 0) runs[i].check = verify_end_to_end(contender, test, repeats);
+        runs[i].us.push_back(time_end_to_end(contender, repeats));
+      } catch (const Failure &failure) {
+        record_failure(Section::kEndToEnd, contender.name, test, failure, results);
+        runs[i].failed = true;
+      }
+    }
   }
+  Row floor_row{Section::kEndToEnd, floor.name, test.content, test.frame.size};
+  floor_row.us_per_frame = median(floor_us);
+  floor_row.ratio = 1.0;
+  floor_row.check = "-";
+  results->add(floor_row);
+  for (std::size_t i = 0; i < contenders.size(); ++i) {
+    if (runs[i].failed) continue;
+    Row row{Section::kEndToEnd, contenders[i].name, test.content, test.frame.size};
+    row.us_per_frame = median(runs[i].us);
+    row.ratio = floor_row.us_per_frame > 0 && row.us_per_frame > 0
+                    ? floor_row.us_per_frame / row.us_per_frame
+                    : 0;
+    row.check = runs[i].check;
+    log_row(row);
+    results->add(row);
+  }
+  return floor_row.us_per_frame;
 }
 
 }  // namespace bench

@@ -5,6 +5,7 @@
 // first one frame whose bytes are compared with the CPU reference, then the timed repeats.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,8 +41,19 @@ void measure_device(const DeviceContender &contender, const DevicePlanes &planes
 void record_failure(Section section, const std::string &name, const TestCase &test,
                     const Failure &failure, Results *results);
 
-// End to end: `floor_us` is the PCIe floor per frame (H2D and D2H at once) from this run.
-void measure_end_to_end(const EndToEndContender &contender, const TestCase &test,
-                        const Repeats &repeats, double floor_us, Results *results);
+// The PCIe floor the end-to-end rows are measured against: `measure_us` times it once (H2D and
+// D2H at once, per frame), in each of `rounds` rounds.
+struct EndToEndFloor {
+  std::string name;  // its row
+  int rounds;
+  std::function<double()> measure_us;
+};
+
+// End to end, in rounds: the floor, then every contender once (each verified in the first).
+// Each row is the median over the rounds and its ratio is taken against the floor's median, so
+// a drift of the host's transfers during the section moves the floor and the rows alike.
+// Adds the floor's row and then the contenders'; returns the floor's median us per frame.
+double measure_end_to_end(const std::vector<EndToEndContender> &contenders, const TestCase &test,
+                          const Repeats &repeats, const EndToEndFloor &floor, Results *results);
 
 }  // namespace bench
