@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// Verifies and times one contender on one test case and adds its row to the results:
-// first one frame whose bytes are compared with the CPU reference, then the timed repeats.
+// Verifies and times contenders on one test case and adds their rows to the results: first
+// output whose bytes are compared with the CPU reference, then the timed repeats.
 
 #include <cstdint>
 #include <functional>
