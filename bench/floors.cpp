@@ -109,6 +109,7 @@ PcieFloor pcie_floor(FrameSize size, std::ptrdiff_t pitch, const Repeats &r) {
                                  {2, true, "2 streams per direction, 2D copies"}}};
   for (const Way &w : ways) {
     const double us = both_directions_us(t, r, w.lanes, w.two_d);
+    floor.ways.emplace_back(w.how, us);
     if (floor.both_us == 0 || us < floor.both_us) {
       floor.both_us = us;
       floor.how = w.how;

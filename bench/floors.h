@@ -6,6 +6,8 @@
 // PCIe transfers of the luma plane (what any end-to-end pipeline must at least cost).
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "planes.h"
 #include "timing.h"
@@ -21,6 +23,8 @@ struct PcieFloor {
   double d2h_us;    // one plane device to host, alone
   double both_us;   // per frame, uploads and downloads running at the same time
   std::string how;  // the fastest way found of doing both at once
+  // Every way tried and its us per frame, for the notes: the ring copies as the first does.
+  std::vector<std::pair<std::string, double>> ways;
   double fps() const { return both_us > 0 ? 1e6 / both_us : 0; }
 };
 

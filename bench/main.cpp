@@ -149,11 +149,14 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
         floors.begin(), floors.end(), [&](const PcieFloor &a, const PcieFloor &b) {
           return std::abs(a.both_us - floor_us) < std::abs(b.both_us - floor_us);
         });
+    std::string ways;
+    for (const auto &[how, us] : at_median.ways)
+      ways += (ways.empty() ? "" : "; ") + how + " " + fixed(us) + " us";
     results->note(size.label() + " PCIe (median of " + std::to_string(floors.size()) +
                   " rounds): H2D alone " + fixed(plane_gb / at_median.h2d_us * 1e6) +
                   " GB/s, D2H alone " + fixed(plane_gb / at_median.d2h_us * 1e6) +
                   " GB/s, both at once " + fixed(plane_gb / at_median.both_us * 1e6) +
-                  " GB/s each way (" + at_median.how + ")");
+                  " GB/s each way (" + at_median.how + "); both at once per frame: " + ways);
     // Torn down here, so that an error in a destructor is seen and named here.
     e2e.clear();
     const cudaError_t pending = cudaGetLastError();
