@@ -88,6 +88,17 @@ void unref_all(std::vector<GstBuffer *> &buffers) {
   buffers.clear();
 }
 
+// The minimum latency the element reports to a query from downstream.
+GstClockTime reported_latency(GstHarness *h) {
+  GstQuery *query = gst_query_new_latency();
+  EXPECT_TRUE(gst_pad_peer_query(h->sinkpad, query));
+  gboolean live;
+  GstClockTime min, max;
+  gst_query_parse_latency(query, &live, &min, &max);
+  gst_query_unref(query);
+  return min;
+}
+
 }  // namespace
 
 TEST(CudaHistEqElement, IsRegisteredAndDocumented) {
@@ -424,17 +435,6 @@ TEST(CudaHistEqElement, UpstreamGetsAPoolOfPinnedBuffersAndTheyAreEqualized) {
   gst_object_unref(pool);
   gst_query_unref(query);
   gst_harness_teardown(h);
-}
-
-// The minimum latency the element reports to a query from downstream.
-GstClockTime reported_latency(GstHarness *h) {
-  GstQuery *query = gst_query_new_latency();
-  EXPECT_TRUE(gst_pad_peer_query(h->sinkpad, query));
-  gboolean live;
-  GstClockTime min, max;
-  gst_query_parse_latency(query, &live, &min, &max);
-  gst_query_unref(query);
-  return min;
 }
 
 TEST(CudaHistEqElement, LatencyGrowsByTheFramesHeld) {
