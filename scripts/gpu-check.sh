@@ -4,13 +4,13 @@
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
 # The element, pipeline and mainjob steps need GStreamer there: carry .gstrt as well, made here
 # by scripts/bundle-gst-runtime.sh.
-#   scripts/gpu-check.sh [tests|sanitize|element|bench|pipeline|mainjob]...   (default: all six)
+#   scripts/gpu-check.sh [tests|sanitize|element|bench|shapes|pipeline|mainjob]...   (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize element bench pipeline mainjob)
+((${#steps[@]})) || steps=(tests sanitize element bench shapes pipeline mainjob)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -57,6 +57,11 @@ for step in "${steps[@]}"; do
       else
         echo "bench: build/bench/histeq-bench not built"
       fi
+      ;;
+    shapes)
+      # Where the ring's time per frame goes: its chain in two stream shapes, depth 1..3.
+      ./build/bench/histeq-ring-shapes 2>&1 | tee "$out/ring-shapes.txt"
+      ((PIPESTATUS[0] == 0)) || status=1
       ;;
     mainjob)
       # The README's main job with cudahisteq. The bundle has no libav, so decodebin decodes

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// histeq-ring-shapes: the stream ring's per-frame chain (pinned frames, pitched 2D copies, the
+// engine's equalizer between them, the host waiting for a slot's previous frame before reusing
+// it) in two shapes, at depth 1..3, next to the PCIe floor of the same plane:
+//   slot streams:      StreamRing's shape, each slot's upload, kernel and download on its stream;
+//   direction streams: one stream for every upload, one for every kernel, one for every
+//                      download (the floor's shape), a slot's steps chained by events.
+// The period is taken by the host's clock over the steady frames; no timing events: recorded
+// between the steps, they slowed the slot-stream chain at 4K depth 2 from 183 to 245 us per
+// frame on the H100. A diagnostic beside histeq-bench, which holds the goals.
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "device_equalizer.h"
+#include "floors.h"
+#include "frames.h"
+#include "host_frames.h"
+#include "stream_ring.h"
+#include "timing.h"
+
+namespace bench {
+
+namespace {
+
+constexpr int kFrames = 400;
+constexpr int kSkipped = 40;  // the ring filling
+// One run of a chain (360 frames, 65 ms at 4K) read anywhere from 0.80 to 1.00 of the floor on
+// the H100, the same chain minutes apart: each row is the median of this many rounds.
+constexpr int kRounds = 7;
+
+enum class Shape { kSlotStreams, kDirectionStreams };
+
+cudaStream_t new_stream() {
+  cudaStream_t stream = nullptr;
+  BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  return stream;
+}
+
+cudaEvent_t new_event() {
+  cudaEvent_t event = nullptr;
+  BENCH_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+  return event;
+}
+
+struct Slot {
+  cudaStream_t stream = nullptr;  // slot streams only
+  cudaEvent_t uploaded = nullptr, equalized = nullptr, downloaded = nullptr;
+  std::uint8_t *d_plane = nullptr;
+  std::size_t d_pitch = 0;
+  histeq::cuda::DeviceEqualizer equalizer;
+
+  Slot(FrameSize size, int index, Shape shape) {
+    if (shape == Shape::kSlotStreams) stream = new_stream();
+    uploaded = new_event();
+    equalized = new_event();
+    downloaded = new_event();
+    BENCH_CUDA(cudaMallocPitch(reinterpret_cast<void **>(&d_plane), &d_pitch,
+                               std::size_t(size.width), std::size_t(size.height)));
+    BENCH_CUDA(equalizer.init(index));
+  }
+  ~Slot() {
+    cudaDeviceSynchronize();
+    cudaFree(d_plane);
+    for (cudaEvent_t e : {uploaded, equalized, downloaded}) cudaEventDestroy(e);
+    if (stream) cudaStreamDestroy(stream);
+  }
+  Slot(const Slot &) = delete;
+  Slot &operator=(const Slot &) = delete;
+};
+
+struct Chain {
+  Shape shape;
+  bool equalize;
+  std::vector<std::unique_ptr<Slot>> slots;
+  cudaStream_t up = nullptr, compute = nullptr, down = nullptr;  // direction streams only
+
+  ~Chain() {
+    cudaDeviceSynchronize();
+    slots.clear();
+    for (cudaStream_t s : {up, compute, down})
+      if (s) cudaStreamDestroy(s);
+  }
+};
+
+void equalize_on(Slot &slot, FrameSize size, cudaStream_t stream) {
+  const histeq::cuda::DevicePlane plane{slot.d_plane, size.width, size.height, slot.d_pitch};
+  BENCH_CUDA(slot.equalizer.equalize(plane, histeq::full_range(8), {}, stream));
+}
+
+void enqueue(Chain &chain, Slot &slot, const HostFrames &host, long i) {
+  const FrameSize size = host.size();
+  const std::size_t width = std::size_t(size.width), height = std::size_t(size.height);
+  const std::size_t pitch = std::size_t(host.pitch());
+  const bool slot_streams = chain.shape == Shape::kSlotStreams;
+  cudaStream_t up = slot_streams ? slot.stream : chain.up;
+  cudaStream_t compute = slot_streams ? slot.stream : chain.compute;
+  cudaStream_t down = slot_streams ? slot.stream : chain.down;
+  BENCH_CUDA(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, host.in(i), pitch, width, height,
+                               cudaMemcpyHostToDevice, up));
+  if (!slot_streams) {
+    BENCH_CUDA(cudaEventRecord(slot.uploaded, up));
+    BENCH_CUDA(cudaStreamWaitEvent(compute, slot.uploaded, 0));
+  }
+  if (chain.equalize) equalize_on(slot, size, compute);
+  if (!slot_streams) {
+    BENCH_CUDA(cudaEventRecord(slot.equalized, compute));
+    BENCH_CUDA(cudaStreamWaitEvent(down, slot.equalized, 0));
+  }
+  BENCH_CUDA(cudaMemcpy2DAsync(host.out(i), pitch, slot.d_plane, slot.d_pitch, width, height,
+                               cudaMemcpyDeviceToHost, down));
+  BENCH_CUDA(cudaEventRecord(slot.downloaded, down));
+}
+
+// Microseconds per frame over the steady frames, by the host's clock.
+double period_us(const HostFrame &frame, int depth, Shape shape, bool equalize) {
+  Chain chain{shape, equalize, {}};
+  if (shape == Shape::kDirectionStreams) {
+    chain.up = new_stream();
+    chain.compute = new_stream();
+    chain.down = new_stream();
+  }
+  for (int s = 0; s < depth; ++s)
+    chain.slots.push_back(std::make_unique<Slot>(frame.size, s, shape));
+  const HostFrames host(frame, HostKind::kPinned, depth + 2);
+  std::chrono::steady_clock::time_point start;
+  for (long i = 0; i < kFrames; ++i) {
+    if (i == kSkipped) start = std::chrono::steady_clock::now();
+    Slot &slot = *chain.slots[std::size_t(i % depth)];
+    if (i >= depth) BENCH_CUDA(cudaEventSynchronize(slot.downloaded));
+    enqueue(chain, slot, host, i);
+  }
+  BENCH_CUDA(cudaDeviceSynchronize());
+  const auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
+}
+
+histeq::cuda::HostFrame ring_frame(const HostFrames &host, long i) {
+  histeq::cuda::HostFrame f;
+  f.src = host.in(i);
+  f.src_pitch = std::size_t(host.pitch());
+  f.dst = host.out(i);
+  f.dst_pitch = std::size_t(host.pitch());
+  f.width = host.size().width;
+  f.height = host.size().height;
+  return f;
+}
+
+void check(cudaError_t status) { BENCH_CUDA(status); }
+
+// StreamRing itself, as histeq-bench's ring row drives it, over the same frames as period_us.
+double stream_ring_us(const HostFrame &frame, int depth) {
+  histeq::cuda::StreamRing ring;
+  check(ring.init(depth, {}));
+  const HostFrames host(frame, HostKind::kPinned, depth + 2);
+  std::uint64_t tag = 0;
+  std::chrono::steady_clock::time_point start;
+  for (long i = 0; i < kFrames; ++i) {
+    if (i == kSkipped) start = std::chrono::steady_clock::now();
+    if (ring.full()) check(ring.wait(&tag));
+    check(ring.submit(ring_frame(host, i)));
+  }
+  while (ring.in_flight() > 0) check(ring.wait(&tag));
+  const auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
+}
+
+struct Row {
+  std::string name;
+  std::function<double()> run;
+  std::vector<double> us;
+};
+
+void measure(FrameSize size) {
+  const std::ptrdiff_t pitch = size.width;
+  const HostFrame frame = make_frame(Content::kNatural, size, pitch, 0x1234u);
+  std::vector<Row> rows;
+  for (int depth : {1, 2, 3}) {
+    const std::string at = "depth " + std::to_string(depth) + ", ";
+    for (Shape shape : {Shape::kSlotStreams, Shape::kDirectionStreams}) {
+      const std::string shaped =
+          at + (shape == Shape::kSlotStreams ? "slot streams" : "direction streams");
+      for (bool equalize : {false, true}) {
+        rows.push_back({shaped + (equalize ? ", equalizing" : ", copies only"),
+                        [&frame, depth, shape, equalize] {
+                          return period_us(frame, depth, shape, equalize);
+                        },
+                        {}});
+      }
+    }
+    rows.push_back(
+        {at + "StreamRing, equalizing", [&frame, depth] { return stream_ring_us(frame, depth); },
+         {}});
+  }
+  // Rounds as in histeq-bench: the floor, then every row once; medians over the rounds.
+  std::vector<double> floors;
+  for (int round = 0; round < kRounds; ++round) {
+    floors.push_back(pcie_floor(size, pitch, Repeats{2, 15, 20}).both_us);
+    for (Row &row : rows) row.us.push_back(row.run());
+  }
+  const double floor_us = median(floors);
+  std::printf("\n%s: PCIe floor %.1f us per frame (rounds %.1f..%.1f)\n", size.label().c_str(),
+              floor_us, *std::min_element(floors.begin(), floors.end()),
+              *std::max_element(floors.begin(), floors.end()));
+  std::printf("%-46s %9s %8s %9s %9s\n", "chain", "us/frame", "x floor", "fastest", "slowest");
+  for (const Row &row : rows) {
+    const double us = median(row.us);
+    std::printf("%-46s %9.1f %8.2f %9.1f %9.1f\n", row.name.c_str(), us, floor_us / us,
+                *std::min_element(row.us.begin(), row.us.end()),
+                *std::max_element(row.us.begin(), row.us.end()));
+  }
+}
+
+}  // namespace
+
+}  // namespace bench
+
+int main() {
+  try {
+    BENCH_CUDA(cudaSetDevice(0));
+    BENCH_CUDA(cudaFree(nullptr));
+    const char *connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    std::printf("histeq-ring-shapes: natural content, frames %d..%d of each chain, median of %d "
+                "rounds; CUDA_DEVICE_MAX_CONNECTIONS=%s\n",
+                bench::kSkipped, bench::kFrames - 1, bench::kRounds,
+                connections ? connections : "(unset)");
+    for (bench::FrameSize size : {bench::FrameSize{1920, 1080}, bench::FrameSize{3840, 2160}})
+      bench::measure(size);
+    return 0;
+  } catch (const std::exception &e) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "histeq-ring-shapes: %s\n", e.what());
+    return 1;
+  }
+}
