@@ -5,6 +5,7 @@
 //   slot streams:      StreamRing's shape, each slot's upload, kernel and download on its stream;
 //   direction streams: one stream for every upload, one for every kernel, one for every
 //                      download (the floor's shape), a slot's steps chained by events.
+// Every chain's last output is checked (against the CPU core, or the input when not equalizing).
 // The period is taken by the host's clock over the steady frames; no timing events: recorded
 // between the steps, they slowed the slot-stream chain at 4K depth 2 from 183 to 245 us per
 // frame on the H100. A diagnostic beside histeq-bench, which holds the goals.
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "check.h"
+#include "cpu_peer.h"
 #include "device_equalizer.h"
 #include "floors.h"
 #include "frames.h"
@@ -119,8 +121,16 @@ void enqueue(Chain &chain, Slot &slot, const HostFrames &host, long i) {
   BENCH_CUDA(cudaEventRecord(slot.downloaded, down));
 }
 
+// The last frame's output must be `expected` (the CPU core's, or the input when not equalizing).
+void check_last(const HostFrames &host, const HostFrame &frame,
+                const std::vector<std::uint8_t> &expected, const std::string &chain) {
+  const std::string check = check_output(host.out(kFrames - 1), host.pitch(), frame, expected);
+  if (check != "ok") throw Failure(chain + ": " + check);
+}
+
 // Microseconds per frame over the steady frames, by the host's clock.
-double period_us(const HostFrame &frame, int depth, Shape shape, bool equalize) {
+double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expected, int depth,
+                 Shape shape, bool equalize) {
   Chain chain{shape, equalize, {}};
   if (shape == Shape::kDirectionStreams) {
     chain.up = new_stream();
@@ -139,6 +149,7 @@ double period_us(const HostFrame &frame, int depth, Shape shape, bool equalize) 
   }
   BENCH_CUDA(cudaDeviceSynchronize());
   const auto end = std::chrono::steady_clock::now();
+  check_last(host, frame, expected, "chain");
   return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
 }
 
@@ -156,7 +167,8 @@ histeq::cuda::HostFrame ring_frame(const HostFrames &host, long i) {
 void check(cudaError_t status) { BENCH_CUDA(status); }
 
 // StreamRing itself, as histeq-bench's ring row drives it, over the same frames as period_us.
-double stream_ring_us(const HostFrame &frame, int depth) {
+double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized,
+                      int depth) {
   histeq::cuda::StreamRing ring;
   check(ring.init(depth, {}));
   const HostFrames host(frame, HostKind::kPinned, depth + 2);
@@ -169,6 +181,7 @@ double stream_ring_us(const HostFrame &frame, int depth) {
   }
   while (ring.in_flight() > 0) check(ring.wait(&tag));
   const auto end = std::chrono::steady_clock::now();
+  check_last(host, frame, equalized, "StreamRing");
   return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
 }
 
@@ -181,6 +194,7 @@ struct Row {
 void measure(FrameSize size) {
   const std::ptrdiff_t pitch = size.width;
   const HostFrame frame = make_frame(Content::kNatural, size, pitch, 0x1234u);
+  const std::vector<std::uint8_t> equalized = cpu_reference(frame);
   std::vector<Row> rows;
   for (int depth : {1, 2, 3}) {
     const std::string at = "depth " + std::to_string(depth) + ", ";
@@ -189,15 +203,16 @@ void measure(FrameSize size) {
           at + (shape == Shape::kSlotStreams ? "slot streams" : "direction streams");
       for (bool equalize : {false, true}) {
         rows.push_back({shaped + (equalize ? ", equalizing" : ", copies only"),
-                        [&frame, depth, shape, equalize] {
-                          return period_us(frame, depth, shape, equalize);
+                        [&frame, &equalized, depth, shape, equalize] {
+                          return period_us(frame, equalize ? equalized : frame.bytes, depth,
+                                           shape, equalize);
                         },
                         {}});
       }
     }
     rows.push_back(
-        {at + "StreamRing, equalizing", [&frame, depth] { return stream_ring_us(frame, depth); },
-         {}});
+        {at + "StreamRing, equalizing",
+         [&frame, &equalized, depth] { return stream_ring_us(frame, equalized, depth); }, {}});
   }
   // Rounds as in histeq-bench: the floor, then every row once; medians over the rounds.
   std::vector<double> floors;
