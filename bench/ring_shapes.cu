@@ -164,7 +164,9 @@ histeq::cuda::HostFrame ring_frame(const HostFrames &host, long i) {
   return f;
 }
 
-void check(cudaError_t status) { BENCH_CUDA(status); }
+void check(cudaError_t status) {
+  BENCH_CUDA(status);
+}
 
 // StreamRing itself, as histeq-bench's ring row drives it, over the same frames as period_us.
 double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized,
@@ -204,15 +206,15 @@ void measure(FrameSize size) {
       for (bool equalize : {false, true}) {
         rows.push_back({shaped + (equalize ? ", equalizing" : ", copies only"),
                         [&frame, &equalized, depth, shape, equalize] {
-                          return period_us(frame, equalize ? equalized : frame.bytes, depth,
-                                           shape, equalize);
+                          return period_us(frame, equalize ? equalized : frame.bytes, depth, shape,
+                                           equalize);
                         },
                         {}});
       }
     }
-    rows.push_back(
-        {at + "StreamRing, equalizing",
-         [&frame, &equalized, depth] { return stream_ring_us(frame, equalized, depth); }, {}});
+    rows.push_back({at + "StreamRing, equalizing",
+                    [&frame, &equalized, depth] { return stream_ring_us(frame, equalized, depth); },
+                    {}});
   }
   // Rounds as in histeq-bench: the floor, then every row once; medians over the rounds.
   std::vector<double> floors;
@@ -242,10 +244,10 @@ int main() {
     BENCH_CUDA(cudaSetDevice(0));
     BENCH_CUDA(cudaFree(nullptr));
     const char *connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    std::printf("histeq-ring-shapes: natural content, frames %d..%d of each chain, median of %d "
-                "rounds; CUDA_DEVICE_MAX_CONNECTIONS=%s\n",
-                bench::kSkipped, bench::kFrames - 1, bench::kRounds,
-                connections ? connections : "(unset)");
+    std::printf(
+        "histeq-ring-shapes: natural content, frames %d..%d of each chain, median of %d "
+        "rounds; CUDA_DEVICE_MAX_CONNECTIONS=%s\n",
+        bench::kSkipped, bench::kFrames - 1, bench::kRounds, connections ? connections : "(unset)");
     for (bench::FrameSize size : {bench::FrameSize{1920, 1080}, bench::FrameSize{3840, 2160}})
       bench::measure(size);
     return 0;
