@@ -164,24 +164,20 @@ histeq::cuda::HostFrame ring_frame(const HostFrames &host, long i) {
   return f;
 }
 
-void check(cudaError_t status) {
-  BENCH_CUDA(status);
-}
-
 // StreamRing itself, as histeq-bench's ring row drives it, over the same frames as period_us.
 double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized,
                       int depth) {
   histeq::cuda::StreamRing ring;
-  check(ring.init(depth, {}));
+  BENCH_CUDA(ring.init(depth, {}));
   const HostFrames host(frame, HostKind::kPinned, depth + 2);
   std::uint64_t tag = 0;
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
     if (i == kSkipped) start = std::chrono::steady_clock::now();
-    if (ring.full()) check(ring.wait(&tag));
-    check(ring.submit(ring_frame(host, i)));
+    if (ring.full()) BENCH_CUDA(ring.wait(&tag));
+    BENCH_CUDA(ring.submit(ring_frame(host, i)));
   }
-  while (ring.in_flight() > 0) check(ring.wait(&tag));
+  while (ring.in_flight() > 0) BENCH_CUDA(ring.wait(&tag));
   const auto end = std::chrono::steady_clock::now();
   check_last(host, frame, equalized, "StreamRing");
   return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
