@@ -11,6 +11,7 @@
 #include "device_equalizer.h"
 #include "host_frames.h"
 #include "methods.h"
+#include "ring_frame.h"
 #include "stream_ring.h"
 
 namespace bench {
@@ -68,19 +69,6 @@ std::vector<hc::KernelConfig> variants(bool all) {
     }
   }
   return list;
-}
-
-hc::HostFrame ring_frame(const HostFrames &host, long i) {
-  hc::HostFrame f;
-  f.src = host.in(i);
-  f.src_pitch = std::size_t(host.pitch());
-  f.dst = host.out(i);
-  f.dst_pitch = std::size_t(host.pitch());
-  f.width = host.size().width;
-  f.height = host.size().height;
-  f.range = histeq::full_range(8);
-  f.tag = std::uint64_t(i);
-  return f;
 }
 
 EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kind) {

@@ -25,6 +25,7 @@
 #include "floors.h"
 #include "frames.h"
 #include "host_frames.h"
+#include "ring_frame.h"
 #include "stream_ring.h"
 #include "timing.h"
 
@@ -151,17 +152,6 @@ double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expect
   const auto end = std::chrono::steady_clock::now();
   check_last(host, frame, expected, "chain");
   return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
-}
-
-histeq::cuda::HostFrame ring_frame(const HostFrames &host, long i) {
-  histeq::cuda::HostFrame f;
-  f.src = host.in(i);
-  f.src_pitch = std::size_t(host.pitch());
-  f.dst = host.out(i);
-  f.dst_pitch = std::size_t(host.pitch());
-  f.width = host.size().width;
-  f.height = host.size().height;
-  return f;
 }
 
 // StreamRing itself, as histeq-bench's ring row drives it, over the same frames as period_us.
