@@ -12,9 +12,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <functional>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,40 +41,26 @@ constexpr int kRounds = 7;
 
 enum class Shape { kSlotStreams, kDirectionStreams };
 
-cudaStream_t new_stream() {
-  cudaStream_t stream = nullptr;
-  BENCH_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  return stream;
-}
-
-cudaEvent_t new_event() {
-  cudaEvent_t event = nullptr;
-  BENCH_CUDA(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-  return event;
-}
-
+// One slot of a chain: its device plane, its equalizer, the events that order its steps and,
+// in the slot-stream shape, its stream.
 struct Slot {
-  cudaStream_t stream = nullptr;  // slot streams only
-  cudaEvent_t uploaded = nullptr, equalized = nullptr, downloaded = nullptr;
-  std::uint8_t *d_plane = nullptr;
-  std::size_t d_pitch = 0;
+  std::unique_ptr<Stream> stream;  // slot streams only
+  Event uploaded{cudaEventDisableTiming}, equalized{cudaEventDisableTiming},
+      downloaded{cudaEventDisableTiming};
+  DeviceBuffer plane;
+  std::size_t pitch = 0;
   histeq::cuda::DeviceEqualizer equalizer;
 
   Slot(FrameSize size, int index, Shape shape) {
-    if (shape == Shape::kSlotStreams) stream = new_stream();
-    uploaded = new_event();
-    equalized = new_event();
-    downloaded = new_event();
-    BENCH_CUDA(cudaMallocPitch(reinterpret_cast<void **>(&d_plane), &d_pitch,
-                               std::size_t(size.width), std::size_t(size.height)));
+    if (shape == Shape::kSlotStreams) stream = std::make_unique<Stream>();
+    void *d_plane = nullptr;
+    BENCH_CUDA(
+        cudaMallocPitch(&d_plane, &pitch, std::size_t(size.width), std::size_t(size.height)));
+    plane = DeviceBuffer(d_plane, pitch * std::size_t(size.height));
     BENCH_CUDA(equalizer.init(index));
   }
-  ~Slot() {
-    cudaDeviceSynchronize();
-    cudaFree(d_plane);
-    for (cudaEvent_t e : {uploaded, equalized, downloaded}) cudaEventDestroy(e);
-    if (stream) cudaStreamDestroy(stream);
-  }
+  // The slot's frames must be done before its plane and scratch are freed.
+  ~Slot() { cudaDeviceSynchronize(); }
   Slot(const Slot &) = delete;
   Slot &operator=(const Slot &) = delete;
 };
@@ -82,44 +68,35 @@ struct Slot {
 struct Chain {
   Shape shape;
   bool equalize;
+  std::unique_ptr<Stream> up, compute, down;  // direction streams only
   std::vector<std::unique_ptr<Slot>> slots;
-  cudaStream_t up = nullptr, compute = nullptr, down = nullptr;  // direction streams only
-
-  ~Chain() {
-    cudaDeviceSynchronize();
-    slots.clear();
-    for (cudaStream_t s : {up, compute, down})
-      if (s) cudaStreamDestroy(s);
-  }
 };
 
-void equalize_on(Slot &slot, FrameSize size, cudaStream_t stream) {
-  const histeq::cuda::DevicePlane plane{slot.d_plane, size.width, size.height, slot.d_pitch};
-  BENCH_CUDA(slot.equalizer.equalize(plane, histeq::full_range(8), {}, stream));
-}
-
-void enqueue(Chain &chain, Slot &slot, const HostFrames &host, long i) {
+void enqueue(const Chain &chain, Slot &slot, const HostFrames &host, long i) {
   const FrameSize size = host.size();
   const std::size_t width = std::size_t(size.width), height = std::size_t(size.height);
   const std::size_t pitch = std::size_t(host.pitch());
   const bool slot_streams = chain.shape == Shape::kSlotStreams;
-  cudaStream_t up = slot_streams ? slot.stream : chain.up;
-  cudaStream_t compute = slot_streams ? slot.stream : chain.compute;
-  cudaStream_t down = slot_streams ? slot.stream : chain.down;
-  BENCH_CUDA(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, host.in(i), pitch, width, height,
+  cudaStream_t up = (slot_streams ? slot.stream : chain.up)->get();
+  cudaStream_t compute = (slot_streams ? slot.stream : chain.compute)->get();
+  cudaStream_t down = (slot_streams ? slot.stream : chain.down)->get();
+  BENCH_CUDA(cudaMemcpy2DAsync(slot.plane.get(), slot.pitch, host.in(i), pitch, width, height,
                                cudaMemcpyHostToDevice, up));
   if (!slot_streams) {
-    BENCH_CUDA(cudaEventRecord(slot.uploaded, up));
-    BENCH_CUDA(cudaStreamWaitEvent(compute, slot.uploaded, 0));
+    slot.uploaded.record(up);
+    BENCH_CUDA(cudaStreamWaitEvent(compute, slot.uploaded.get(), 0));
   }
-  if (chain.equalize) equalize_on(slot, size, compute);
+  if (chain.equalize) {
+    const histeq::cuda::DevicePlane plane{slot.plane.get(), size.width, size.height, slot.pitch};
+    BENCH_CUDA(slot.equalizer.equalize(plane, histeq::full_range(8), {}, compute));
+  }
   if (!slot_streams) {
-    BENCH_CUDA(cudaEventRecord(slot.equalized, compute));
-    BENCH_CUDA(cudaStreamWaitEvent(down, slot.equalized, 0));
+    slot.equalized.record(compute);
+    BENCH_CUDA(cudaStreamWaitEvent(down, slot.equalized.get(), 0));
   }
-  BENCH_CUDA(cudaMemcpy2DAsync(host.out(i), pitch, slot.d_plane, slot.d_pitch, width, height,
+  BENCH_CUDA(cudaMemcpy2DAsync(host.out(i), pitch, slot.plane.get(), slot.pitch, width, height,
                                cudaMemcpyDeviceToHost, down));
-  BENCH_CUDA(cudaEventRecord(slot.downloaded, down));
+  slot.downloaded.record(down);
 }
 
 // The last frame's output must be `expected` (the CPU core's, or the input when not equalizing).
@@ -132,20 +109,21 @@ void check_last(const HostFrames &host, const HostFrame &frame,
 // Microseconds per frame over the steady frames, by the host's clock.
 double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expected, int depth,
                  Shape shape, bool equalize) {
-  Chain chain{shape, equalize, {}};
+  // The pinned frames outlive the slots, whose destructors wait for the copies that use them.
+  const HostFrames host(frame, HostKind::kPinned, depth + 2);
+  Chain chain{shape, equalize, {}, {}, {}, {}};
   if (shape == Shape::kDirectionStreams) {
-    chain.up = new_stream();
-    chain.compute = new_stream();
-    chain.down = new_stream();
+    chain.up = std::make_unique<Stream>();
+    chain.compute = std::make_unique<Stream>();
+    chain.down = std::make_unique<Stream>();
   }
   for (int s = 0; s < depth; ++s)
     chain.slots.push_back(std::make_unique<Slot>(frame.size, s, shape));
-  const HostFrames host(frame, HostKind::kPinned, depth + 2);
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
     if (i == kSkipped) start = std::chrono::steady_clock::now();
     Slot &slot = *chain.slots[std::size_t(i % depth)];
-    if (i >= depth) BENCH_CUDA(cudaEventSynchronize(slot.downloaded));
+    if (i >= depth) BENCH_CUDA(cudaEventSynchronize(slot.downloaded.get()));
     enqueue(chain, slot, host, i);
   }
   BENCH_CUDA(cudaDeviceSynchronize());
@@ -157,9 +135,9 @@ double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expect
 // StreamRing itself, as histeq-bench's ring row drives it, over the same frames as period_us.
 double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized,
                       int depth) {
+  const HostFrames host(frame, HostKind::kPinned, depth + 2);  // outlives the ring's copies
   histeq::cuda::StreamRing ring;
   BENCH_CUDA(ring.init(depth, {}));
-  const HostFrames host(frame, HostKind::kPinned, depth + 2);
   std::uint64_t tag = 0;
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
