@@ -5,7 +5,7 @@
 //   slot streams:      StreamRing's shape, each slot's upload, kernel and download on its stream;
 //   direction streams: one stream for every upload, one for every kernel, one for every
 //                      download (the floor's shape), a slot's steps chained by events.
-// Every chain's last output is checked (against the CPU core, or the input when not equalizing).
+// Each chain's output is checked (against the CPU core, or the input when not equalizing).
 // The period is taken by the host's clock over the steady frames; no timing events: recorded
 // between the steps, they slowed the slot-stream chain at 4K depth 2 from 183 to 245 us per
 // frame on the H100. A diagnostic beside histeq-bench, which holds the goals.
@@ -14,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <string>
@@ -25,6 +26,7 @@
 #include "floors.h"
 #include "frames.h"
 #include "host_frames.h"
+#include "options.h"
 #include "ring_frame.h"
 #include "stream_ring.h"
 #include "timing.h"
@@ -99,14 +101,26 @@ void enqueue(const Chain &chain, Slot &slot, const HostFrames &host, long i) {
   slot.downloaded.record(down);
 }
 
-// The last frame's output must be `expected` (the CPU core's, or the input when not equalizing).
-void check_last(const HostFrames &host, const HostFrame &frame,
-                const std::vector<std::uint8_t> &expected, const std::string &chain) {
-  const std::string check = check_output(host.out(kFrames - 1), host.pitch(), frame, expected);
-  if (check != "ok") throw Failure(chain + ": " + check);
+// After the timed frames, one more frame kFrames goes through the chain into an output buffer
+// poisoned first, and must come out as `expected` (the CPU core's, or the input when not
+// equalizing): a stale or missing download cannot pass.
+void poison_check_frame(const HostFrames &host) {
+  std::memset(host.out(kFrames), 0xa5, std::size_t(host.pitch()) * std::size_t(host.size().height));
 }
 
-// Microseconds per frame over the steady frames, by the host's clock.
+void check_frame(const HostFrames &host, const HostFrame &frame,
+                 const std::vector<std::uint8_t> &expected) {
+  const std::string check = check_output(host.out(kFrames), host.pitch(), frame, expected);
+  if (check != "ok") throw Failure(check);
+}
+
+double us_per_steady_frame(std::chrono::steady_clock::time_point start) {
+  const auto end = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
+}
+
+// Microseconds per frame by the host's clock, from frame kSkipped - 1 coming back to frame
+// kFrames - 1 coming back: frame periods only, none of the ring's filling or draining.
 double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expected, int depth,
                  Shape shape, bool equalize) {
   // The pinned frames outlive the slots, whose destructors wait for the copies that use them.
@@ -121,18 +135,21 @@ double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expect
     chain.slots.push_back(std::make_unique<Slot>(frame.size, s, shape));
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
-    if (i == kSkipped) start = std::chrono::steady_clock::now();
     Slot &slot = *chain.slots[std::size_t(i % depth)];
     if (i >= depth) BENCH_CUDA(cudaEventSynchronize(slot.downloaded.get()));
+    if (i == kSkipped - 1 + depth) start = std::chrono::steady_clock::now();
     enqueue(chain, slot, host, i);
   }
   BENCH_CUDA(cudaDeviceSynchronize());
-  const auto end = std::chrono::steady_clock::now();
-  check_last(host, frame, expected, "chain");
-  return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
+  const double us = us_per_steady_frame(start);
+  poison_check_frame(host);
+  enqueue(chain, *chain.slots[std::size_t(kFrames % depth)], host, kFrames);
+  BENCH_CUDA(cudaDeviceSynchronize());
+  check_frame(host, frame, expected);
+  return us;
 }
 
-// StreamRing itself, as histeq-bench's ring row drives it, over the same frames as period_us.
+// StreamRing itself, as histeq-bench's ring row drives it, timed as period_us times its chains.
 double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized,
                       int depth) {
   const HostFrames host(frame, HostKind::kPinned, depth + 2);  // outlives the ring's copies
@@ -141,14 +158,17 @@ double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &e
   std::uint64_t tag = 0;
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
-    if (i == kSkipped) start = std::chrono::steady_clock::now();
-    if (ring.full()) BENCH_CUDA(ring.wait(&tag));
+    if (ring.full()) BENCH_CUDA(ring.wait(&tag));  // frame i - depth
+    if (i == kSkipped - 1 + depth) start = std::chrono::steady_clock::now();
     BENCH_CUDA(ring.submit(ring_frame(host, i)));
   }
   while (ring.in_flight() > 0) BENCH_CUDA(ring.wait(&tag));
-  const auto end = std::chrono::steady_clock::now();
-  check_last(host, frame, equalized, "StreamRing");
-  return std::chrono::duration<double, std::micro>(end - start).count() / (kFrames - kSkipped);
+  const double us = us_per_steady_frame(start);
+  poison_check_frame(host);
+  BENCH_CUDA(ring.submit(ring_frame(host, kFrames)));
+  BENCH_CUDA(ring.wait(&tag));
+  check_frame(host, frame, equalized);
+  return us;
 }
 
 struct Row {
@@ -180,11 +200,20 @@ void measure(FrameSize size) {
                     [&frame, &equalized, depth] { return stream_ring_us(frame, equalized, depth); },
                     {}});
   }
-  // Rounds as in histeq-bench: the floor, then every row once; medians over the rounds.
+  // Rounds as in histeq-bench: the floor (taken as histeq-bench takes it), then every row once;
+  // medians over the rounds. Batches of 20 frames had put the floor about 1% above what the
+  // depth-3 chains then ran at.
+  const Repeats floor_repeats = Options().end_to_end_repeats(size);
   std::vector<double> floors;
   for (int round = 0; round < kRounds; ++round) {
-    floors.push_back(pcie_floor(size, pitch, Repeats{2, 15, 20}).both_us);
-    for (Row &row : rows) row.us.push_back(row.run());
+    floors.push_back(pcie_floor(size, pitch, floor_repeats).both_us);
+    for (Row &row : rows) {
+      try {
+        row.us.push_back(row.run());
+      } catch (const Failure &failure) {
+        throw Failure(size.label() + ", " + row.name + ": " + failure.what());
+      }
+    }
   }
   const double floor_us = median(floors);
   std::printf("\n%s: PCIe floor %.1f us per frame (rounds %.1f..%.1f)\n", size.label().c_str(),
@@ -209,7 +238,7 @@ int main() {
     BENCH_CUDA(cudaFree(nullptr));
     const char *connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
     std::printf(
-        "histeq-ring-shapes: natural content, frames %d..%d of each chain, median of %d "
+        "histeq-ring-shapes: natural content, frame periods %d..%d of each chain, median of %d "
         "rounds; CUDA_DEVICE_MAX_CONNECTIONS=%s\n",
         bench::kSkipped, bench::kFrames - 1, bench::kRounds, connections ? connections : "(unset)");
     for (bench::FrameSize size : {bench::FrameSize{1920, 1080}, bench::FrameSize{3840, 2160}})
