@@ -48,8 +48,12 @@ std::string default_name() {
   return "engine default (" + variant_name(hc::resolve({})) + ")";
 }
 
-std::string ring_name(int depth, const char *memory) {
-  return "engine ring depth " + std::to_string(depth) + " (" + memory + ")";
+// The default transfer's rows carry no transfer in their name (the goals read them).
+std::string ring_name(int depth, const char *memory,
+                      hc::Transfer transfer = hc::Transfer::kCopyEngines) {
+  const std::string how =
+      transfer == hc::Transfer::kCopyEngines ? "" : std::string(", ") + hc::to_string(transfer);
+  return "engine ring depth " + std::to_string(depth) + " (" + memory + how + ")";
 }
 
 // The variants to time: the default, then every other combination (all) or the others that
@@ -71,12 +75,13 @@ std::vector<hc::KernelConfig> variants(bool all) {
   return list;
 }
 
-EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kind) {
+EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kind,
+                                 hc::Transfer transfer = hc::Transfer::kCopyEngines) {
   auto ring = std::make_shared<hc::StreamRing>();
-  check_engine(ring->init(depth, {}), "StreamRing::init");
+  check_engine(ring->init(depth, {}, transfer), "StreamRing::init");
   auto host = std::make_shared<HostFrames>(frame, kind, depth + 2);
   EndToEndContender c;
-  c.name = ring_name(depth, host_kind_name(kind));
+  c.name = ring_name(depth, host_kind_name(kind), transfer);
   // Submit, waiting for the oldest frame whenever the ring is full, then drain. The harness
   // takes the steady state from batches of two lengths, so filling and draining cancel out.
   c.run = [ring, host](long first, int count) {
@@ -177,6 +182,9 @@ std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &fra
                                                             int frames_per_batch) {
   std::vector<EndToEndContender> list;
   for (int depth : {1, 2, 3}) list.push_back(ring_contender(frame, depth, HostKind::kPinned));
+  // Seed 004's mapped transfer as a ring: the kernels read and write the pinned frames.
+  for (int depth : {1, 2, 3})
+    list.push_back(ring_contender(frame, depth, HostKind::kPinned, hc::Transfer::kZeroCopy));
   list.push_back(ring_contender(frame, 2, HostKind::kPageable));
   // The harness's long batches are two batches long: a buffer per frame.
   list.push_back(in_place_host_contender(frame, HostKind::kMapped, 2 * frames_per_batch));

@@ -150,11 +150,11 @@ double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expect
 }
 
 // StreamRing itself, as histeq-bench's ring row drives it, timed as period_us times its chains.
-double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized,
-                      int depth) {
+double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized, int depth,
+                      histeq::cuda::Transfer transfer) {
   const HostFrames host(frame, HostKind::kPinned, depth + 2);  // outlives the ring's copies
   histeq::cuda::StreamRing ring;
-  BENCH_CUDA(ring.init(depth, {}));
+  BENCH_CUDA(ring.init(depth, {}, transfer));
   std::uint64_t tag = 0;
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
@@ -196,9 +196,13 @@ void measure(FrameSize size) {
                         {}});
       }
     }
-    rows.push_back({at + "StreamRing, equalizing",
-                    [&frame, &equalized, depth] { return stream_ring_us(frame, equalized, depth); },
-                    {}});
+    for (histeq::cuda::Transfer transfer : histeq::cuda::kTransfers) {
+      rows.push_back({at + "StreamRing " + histeq::cuda::to_string(transfer) + ", equalizing",
+                      [&frame, &equalized, depth, transfer] {
+                        return stream_ring_us(frame, equalized, depth, transfer);
+                      },
+                      {}});
+    }
   }
   // Rounds as in histeq-bench: the floor (taken as histeq-bench takes it), then every row once;
   // medians over the rounds. Batches of 20 frames had put the floor about 1% above what the

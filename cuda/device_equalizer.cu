@@ -8,6 +8,7 @@
 #include "histogram_kernels.h"
 #include "lut_kernels.h"
 #include "map_kernels.h"
+#include "zero_copy_kernels.h"
 
 namespace histeq::cuda {
 
@@ -41,6 +42,7 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
   HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_));
+  HISTEQ_CUDA_TRY(zero_copy_grid_size(&zero_copy_blocks_));
   // Both histograms, then the LUT. Each kernel path leaves the histogram it consumed zero again
   // (the LUT kernel after reading it, the single kernel through the next-frame buffer), so only
   // this first memset is needed.
@@ -87,6 +89,20 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange rang
   HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
   const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_};
   return launch_map(lut, plane, sm_count_, stream);
+}
+
+cudaError_t DeviceEqualizer::equalize_zero_copy(const DevicePlane &src, const DevicePlane &staging,
+                                                const DevicePlane &dst, OutputRange range,
+                                                cudaStream_t stream) {
+  if (!d_histograms_[0]) return cudaErrorInitializationError;
+  ZeroCopyLaunch launch;
+  launch.blocks = zero_copy_blocks_;
+  launch.d_histogram = d_histograms_[current_histogram_];
+  launch.d_next_histogram = d_histograms_[1 - current_histogram_];
+  launch.d_lut = d_lut_;
+  HISTEQ_CUDA_TRY(launch_zero_copy(launch, src, staging, dst, range, stream));
+  current_histogram_ = 1 - current_histogram_;
+  return cudaSuccess;
 }
 
 }  // namespace histeq::cuda

@@ -52,6 +52,12 @@ class DeviceEqualizer {
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
                        cudaStream_t stream);
 
+  // Equalizes `src` into `dst` (may be src), both mapped pinned host memory given by their
+  // device pointers, with the zero-copy kernels (zero_copy_kernels.h), through `staging`: device
+  // memory of the same width and height. All three zero_copy_aligned().
+  cudaError_t equalize_zero_copy(const DevicePlane &src, const DevicePlane &staging,
+                                 const DevicePlane &dst, OutputRange range, cudaStream_t stream);
+
   // The LUT of the last frame (device memory; valid once the stream reached it).
   const std::uint8_t *d_lut() const { return d_lut_; }
 
@@ -59,6 +65,7 @@ class DeviceEqualizer {
   unsigned long long *d_histograms_[2] = {nullptr, nullptr};
   int current_histogram_ = 0;  // the one that is zero now
   int fused_blocks_ = 0;
+  int zero_copy_blocks_ = 0;
   std::uint8_t *d_lut_ = nullptr;
   bool owns_scratch_ = false;
   cudaTextureObject_t lut_texture_ = 0;

@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include <cooperative_groups.h>
-#include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
+#include "device_bins.cuh"
 #include "item_walk.cuh"
 #include "kernel_shape.cuh"
 #include "luma_words.cuh"
@@ -17,23 +17,17 @@ namespace {
 
 constexpr int kCached = kFusedCachedChunks;
 
-using Count = unsigned long long;
-
 template <bool kWarpVote>
 __global__ void __launch_bounds__(kBlock)
-    fused(DevicePlane plane, OutputRange range, Count *d_histogram, Count *d_next_histogram,
-          std::uint8_t *d_lut) {
-  using BlockScan = cub::BlockScan<Count, kBlock, cub::BLOCK_SCAN_WARP_SCANS>;
+    fused(DevicePlane plane, OutputRange range, DeviceCount *d_histogram,
+          DeviceCount *d_next_histogram, std::uint8_t *d_lut) {
   __shared__ unsigned bins[kWarps][kLevels];
   __shared__ unsigned lut[kLevels];
-  __shared__ typename BlockScan::TempStorage scan_storage;
-  __shared__ int first_present;
+  __shared__ BlockLutScratch lut_scratch;
 
   const int t = threadIdx.x;
   for (int i = t; i < kWarps * kLevels; i += kBlock) (&bins[0][0])[i] = 0;
-  for (int copy = blockIdx.x; copy < kFusedHistogramCopies; copy += gridDim.x)
-    d_next_histogram[copy * kLevels + t] = 0;
-  if (t == 0) first_present = kLevels;
+  zero_next_bins<kFusedHistogramCopies>(d_next_histogram);
   __syncthreads();
 
   const Items items(plane);
@@ -82,31 +76,11 @@ __global__ void __launch_bounds__(kBlock)
   }
   for (; at.y < plane.height; at.next()) count_item(at, nullptr);
   __syncthreads();
-  Count *merged = d_histogram + (blockIdx.x % kFusedHistogramCopies) * kLevels;
-  for (int v = t; v < kLevels; v += kBlock) {
-    unsigned sum = 0;
-    for (int w = 0; w < kWarps; ++w) sum += bins[w][v];
-    if (sum) atomicAdd(&merged[v], Count(sum));
-  }
+  merge_block_bins<kFusedHistogramCopies>(bins, d_histogram);
 
   cooperative_groups::this_grid().sync();
 
-  // Every block builds the same LUT from the finished bins with the shared formula.
-  Count count = 0;
-#pragma unroll
-  for (int copy = 0; copy < kFusedHistogramCopies; ++copy)
-    count += __ldcg(&d_histogram[copy * kLevels + t]);
-  if (count) atomicMin(&first_present, t);
-  Count cdf;
-  BlockScan(scan_storage).InclusiveSum(count, cdf);
-  __shared__ Count cdf_table[kLevels];
-  cdf_table[t] = cdf;
-  __syncthreads();
-  const Count total = cdf_table[kLevels - 1];
-  const Count cdf_min = first_present < kLevels ? cdf_table[first_present] : 0;
-  lut[t] = equalized_level(std::uint32_t(t), cdf, cdf_min, total, range);
-  if (blockIdx.x == 0) d_lut[t] = std::uint8_t(lut[t]);
-  __syncthreads();
+  build_block_lut<kFusedHistogramCopies>(d_histogram, range, lut, lut_scratch, d_lut);
 
   at = start;
 #pragma unroll
@@ -144,8 +118,8 @@ cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane, Ou
                          cudaStream_t stream) {
   DevicePlane plane_arg = plane;
   OutputRange range_arg = range;
-  Count *histogram = launch.d_histogram;
-  Count *next_histogram = launch.d_next_histogram;
+  DeviceCount *histogram = launch.d_histogram;
+  DeviceCount *next_histogram = launch.d_next_histogram;
   std::uint8_t *lut = launch.d_lut;
   void *args[] = {&plane_arg, &range_arg, &histogram, &next_histogram, &lut};
   const void *kernel = launch.warp_vote ? (const void *)fused<true> : (const void *)fused<false>;

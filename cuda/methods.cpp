@@ -77,6 +77,16 @@ const char *to_string(Fusion fusion) {
   return "unknown";
 }
 
+const char *to_string(Transfer transfer) {
+  switch (transfer) {
+    case Transfer::kCopyEngines:
+      return "copy-engines";
+    case Transfer::kZeroCopy:
+      return "zero-copy";
+  }
+  return "unknown";
+}
+
 namespace {
 
 template <typename Enum, std::size_t N>

@@ -39,6 +39,14 @@ enum class Fusion {
   kSingleKernel,     // one cooperative kernel with a grid-wide barrier (fused_kernel.h)
 };
 
+// How StreamRing moves a frame in host memory to the kernels and back (seed 004's pinned and
+// mapped transfers).
+enum class Transfer {
+  kCopyEngines,  // DMA copies of the luma plane up and down around the kernels (default)
+  kZeroCopy,     // the kernels read and write the pinned host plane themselves
+                 // (zero_copy_kernels.h); only the default kernels run this way
+};
+
 // Constant memory is one bank per module, so each concurrent equalizer owns one LUT slot of
 // it (a stream ring is at most this deep).
 constexpr int kConstantLutSlots = 8;
@@ -64,6 +72,7 @@ inline constexpr std::array<ScanMethod, 5> kScanMethods = {
     ScanMethod::kBrentKung, ScanMethod::kWarpShuffle};
 inline constexpr std::array<Fusion, 3> kFusions = {Fusion::kAuto, Fusion::kSeparateKernels,
                                                    Fusion::kSingleKernel};
+inline constexpr std::array<Transfer, 2> kTransfers = {Transfer::kCopyEngines, Transfer::kZeroCopy};
 inline constexpr std::array<LutMemory, 3> kLutMemories = {LutMemory::kShared, LutMemory::kConstant,
                                                           LutMemory::kTexture};
 
@@ -72,6 +81,7 @@ const char *to_string(HistogramMethod method);
 const char *to_string(ScanMethod method);
 const char *to_string(LutMemory memory);
 const char *to_string(Fusion fusion);
+const char *to_string(Transfer transfer);
 bool parse(std::string_view name, HistogramMethod &method);
 bool parse(std::string_view name, ScanMethod &method);
 bool parse(std::string_view name, LutMemory &memory);

@@ -11,13 +11,14 @@ cudaError_t free_pinned(void *h_ptr) {
   return cudaFreeHost(h_ptr);
 }
 
-bool is_pinned(const void *h_ptr) {
+PinnedView pinned_view(const void *h_ptr) {
   cudaPointerAttributes attributes{};
   if (cudaPointerGetAttributes(&attributes, h_ptr) != cudaSuccess) {
     cudaGetLastError();  // the query's failure must not stick to the next call
-    return false;
+    return {};
   }
-  return attributes.type == cudaMemoryTypeHost;
+  if (attributes.type != cudaMemoryTypeHost) return {};
+  return {true, attributes.devicePointer};
 }
 
 }  // namespace histeq::cuda

@@ -6,6 +6,7 @@
 #include "cuda_check.h"
 #include "device_equalizer.h"
 #include "pinned_memory.h"
+#include "zero_copy_kernels.h"
 
 namespace histeq::cuda {
 
@@ -14,20 +15,36 @@ namespace {
 // A pinned host buffer that grows to the largest frame seen, for staging pageable frames.
 struct PinnedStage {
   void *h_data = nullptr;
+  void *d_data = nullptr;  // the same memory as the kernels address it
   std::size_t bytes = 0;
 
   ~PinnedStage() { free_pinned(h_data); }
   cudaError_t reserve(std::size_t needed) {
     if (needed <= bytes) return cudaSuccess;
     HISTEQ_CUDA_TRY(free_pinned(h_data));
-    h_data = nullptr;
+    h_data = d_data = nullptr;
     bytes = 0;
     HISTEQ_CUDA_TRY(allocate_pinned(needed, &h_data));
     bytes = needed;
+    HISTEQ_CUDA_TRY(cudaHostGetDevicePointer(&d_data, h_data, 0));
     return cudaSuccess;
   }
   std::uint8_t *data() const { return static_cast<std::uint8_t *>(h_data); }
 };
+
+// Where a frame's plane is read from or written to on the host: the frame's own memory when
+// pinned, else the slot's stage; `d_data` is that memory as the kernels address it (nullptr
+// where it is not mapped).
+struct HostPlane {
+  std::uint8_t *h_data = nullptr;
+  std::size_t pitch = 0;
+  void *d_data = nullptr;
+};
+
+// Stages keep their rows 16-byte aligned, so staged frames can go zero-copy too.
+std::size_t stage_pitch(int width) {
+  return (std::size_t(width) + 15) / 16 * 16;
+}
 
 void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src,
                std::size_t src_pitch, int width, int height) {
@@ -64,10 +81,13 @@ StreamRing::~StreamRing() {
   discard();
 }
 
-cudaError_t StreamRing::init(int depth, KernelConfig config) {
+cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) {
   if (!slots_.empty()) return cudaErrorInitializationError;
   if (depth < 1 || depth > kMaxDepth) return cudaErrorInvalidValue;
+  if (transfer == Transfer::kZeroCopy && resolve(config).fusion != Fusion::kSingleKernel)
+    return cudaErrorInvalidValue;
   config_ = config;
+  zero_copy_ = transfer == Transfer::kZeroCopy;
   for (int i = 0; i < depth; ++i) {
     auto slot = std::make_unique<Slot>();
     HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
@@ -116,36 +136,44 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
 cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
   const std::size_t width = std::size_t(frame.width);
   const std::size_t height = std::size_t(frame.height);
+  const std::size_t pitch = stage_pitch(frame.width);
 
-  const bool src_pinned = is_pinned(frame.src);
-  const std::uint8_t *upload = frame.src;
-  std::size_t upload_pitch = frame.src_pitch;
-  if (!src_pinned) {
-    HISTEQ_CUDA_TRY(slot.stage_in.reserve(width * height));
-    copy_rows(slot.stage_in.data(), width, frame.src, frame.src_pitch, frame.width, frame.height);
-    upload = slot.stage_in.data();
-    upload_pitch = width;
+  const PinnedView src_view = pinned_view(frame.src);
+  HostPlane up{const_cast<std::uint8_t *>(frame.src), frame.src_pitch, src_view.device};
+  if (!src_view.pinned) {
+    HISTEQ_CUDA_TRY(slot.stage_in.reserve(pitch * height));
+    copy_rows(slot.stage_in.data(), pitch, frame.src, frame.src_pitch, frame.width, frame.height);
+    up = {slot.stage_in.data(), pitch, slot.stage_in.d_data};
   }
-  if (width && height) {
-    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, upload, upload_pitch, width,
-                                      height, cudaMemcpyHostToDevice, slot.stream));
-  }
-  const DevicePlane plane{slot.d_plane, frame.width, frame.height, slot.d_pitch};
-  HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
-
   // In place (the element's case), the source's answer holds for the destination: one
   // cudaPointerGetAttributes per frame instead of two.
-  slot.staged_out = !(frame.dst == frame.src ? src_pinned : is_pinned(frame.dst));
-  std::uint8_t *download = frame.dst;
-  std::size_t download_pitch = frame.dst_pitch;
+  const PinnedView dst_view = frame.dst == frame.src ? src_view : pinned_view(frame.dst);
+  slot.staged_out = !dst_view.pinned;
+  HostPlane down{frame.dst, frame.dst_pitch, dst_view.device};
   if (slot.staged_out) {
-    HISTEQ_CUDA_TRY(slot.stage_out.reserve(width * height));
-    download = slot.stage_out.data();
-    download_pitch = width;
+    HISTEQ_CUDA_TRY(slot.stage_out.reserve(pitch * height));
+    down = {slot.stage_out.data(), pitch, slot.stage_out.d_data};
   }
-  if (width && height) {
-    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(download, download_pitch, slot.d_plane, slot.d_pitch, width,
-                                      height, cudaMemcpyDeviceToHost, slot.stream));
+
+  const DevicePlane plane{slot.d_plane, frame.width, frame.height, slot.d_pitch};
+  const DevicePlane mapped_up{static_cast<std::uint8_t *>(up.d_data), frame.width, frame.height,
+                              up.pitch};
+  const DevicePlane mapped_down{static_cast<std::uint8_t *>(down.d_data), frame.width, frame.height,
+                                down.pitch};
+  if (zero_copy_ && up.d_data && down.d_data && zero_copy_aligned(mapped_up) &&
+      zero_copy_aligned(mapped_down)) {
+    HISTEQ_CUDA_TRY(
+        slot.equalizer.equalize_zero_copy(mapped_up, plane, mapped_down, frame.range, slot.stream));
+  } else {
+    if (width && height) {
+      HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, up.h_data, up.pitch, width,
+                                        height, cudaMemcpyHostToDevice, slot.stream));
+    }
+    HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
+    if (width && height) {
+      HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_plane, slot.d_pitch, width,
+                                        height, cudaMemcpyDeviceToHost, slot.stream));
+    }
   }
   return cudaEventRecord(slot.done, slot.stream);
 }
@@ -157,7 +185,7 @@ cudaError_t StreamRing::wait(std::uint64_t *tag) {
   HISTEQ_CUDA_TRY(cudaEventSynchronize(slot.done));
   const HostFrame &frame = slot.frame;
   if (slot.staged_out) {
-    copy_rows(frame.dst, frame.dst_pitch, slot.stage_out.data(), std::size_t(frame.width),
+    copy_rows(frame.dst, frame.dst_pitch, slot.stage_out.data(), stage_pitch(frame.width),
               frame.width, frame.height);
   }
   if (tag) *tag = frame.tag;

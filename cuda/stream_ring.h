@@ -11,8 +11,12 @@
 //     ring.submit({src, src_pitch, dst, dst_pitch, width, height, range, tag});
 //   while (ring.in_flight()) ring.wait(&tag);  // drain (EOS)
 //
-// Only the luma plane crosses PCIe. Pinned src/dst are copied by DMA directly; pageable ones
-// are staged through the slot's pinned buffers (a CPU copy each way).
+// Only the luma plane crosses PCIe, in one of two ways (Transfer, methods.h): DMA copies move
+// it to and from the slot's device plane around the kernels (the default), or the default
+// kernels read and write the pinned host plane themselves (zero-copy; rows that are not 16-byte
+// aligned take the copy engines). On the H100 the copy engines win from depth 2 on: the SMs'
+// own PCIe reads and writes barely overlap with traffic the other way (bench/README.md).
+// Pageable src/dst are staged through the slot's pinned buffers (a CPU copy each way).
 
 #include <cstddef>
 #include <cstdint>
@@ -46,8 +50,9 @@ class StreamRing {
   StreamRing(const StreamRing &) = delete;
   StreamRing &operator=(const StreamRing &) = delete;
 
-  // Creates `depth` (1..kMaxDepth) slots on the current device.
-  cudaError_t init(int depth, KernelConfig config);
+  // Creates `depth` (1..kMaxDepth) slots on the current device. cudaErrorInvalidValue for
+  // Transfer::kZeroCopy with kernels other than the default ones.
+  cudaError_t init(int depth, KernelConfig config, Transfer transfer = Transfer::kCopyEngines);
 
   int depth() const { return int(slots_.size()); }
   int in_flight() const { return in_flight_; }
@@ -68,6 +73,7 @@ class StreamRing {
 
   std::vector<std::unique_ptr<Slot>> slots_;
   KernelConfig config_;
+  bool zero_copy_ = false;
   int next_ = 0;  // slot of the next submit
   int in_flight_ = 0;
 };

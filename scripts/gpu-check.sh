@@ -23,10 +23,10 @@ for step in "${steps[@]}"; do
       ;;
     sanitize)
       # The small frames of every variant plus the ring: the large ones add time, not coverage.
-      filter='Small/*:Fusions/*small*:RingDepth*:StreamRing.*:DeviceEqualizer.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:StreamRing.*:DeviceEqualizer.*'
       for tool in memcheck racecheck synccheck; do
         f=$filter
-        [[ $tool != memcheck ]] && f='Small/EveryVariant.BitExact*:Fusions/*small*:RingDepth*depth2*'
+        [[ $tool != memcheck ]] && f='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*depth2*'
         compute-sanitizer --tool "$tool" --error-exitcode 3 \
           ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
           >"$out/sanitize-$tool.txt" 2>&1

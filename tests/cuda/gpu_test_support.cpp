@@ -12,15 +12,33 @@ std::string cuda_device_missing_reason() {
   return {};
 }
 
-GuardedDevicePlane::GuardedDevicePlane(int width, int height, std::size_t pitch)
-    : width_(width), height_(height), pitch_(pitch), bytes_(2 * kBand + pitch * height) {
-  if (cudaMalloc(reinterpret_cast<void **>(&d_base_), bytes_) != cudaSuccess ||
-      cudaMemset(d_base_, kGuard, bytes_) != cudaSuccess)
+GuardedDevicePlane::GuardedDevicePlane(int width, int height, std::size_t pitch, Memory memory)
+    : width_(width),
+      height_(height),
+      pitch_(pitch),
+      bytes_(2 * kBand + pitch * height),
+      memory_(memory) {
+  void *base = nullptr, *d_base = nullptr;
+  if (memory == Memory::kDevice) {
+    if (cudaMalloc(&base, bytes_) != cudaSuccess) return;
+    d_base = base;
+  } else if (cudaHostAlloc(&base, bytes_, cudaHostAllocPortable) != cudaSuccess ||
+             cudaHostGetDevicePointer(&d_base, base, 0) != cudaSuccess) {
+    cudaFreeHost(base);
+    return;
+  }
+  base_ = static_cast<std::uint8_t *>(base);
+  d_base_ = static_cast<std::uint8_t *>(d_base);
+  if (cudaMemset(d_base_, kGuard, bytes_) != cudaSuccess || cudaDeviceSynchronize() != cudaSuccess)
     d_base_ = nullptr;
 }
 
 GuardedDevicePlane::~GuardedDevicePlane() {
-  cudaFree(d_base_);
+  if (memory_ == Memory::kDevice) {
+    cudaFree(base_);
+  } else {
+    cudaFreeHost(base_);
+  }
 }
 
 histeq::cuda::DevicePlane GuardedDevicePlane::plane() const {
@@ -30,15 +48,15 @@ histeq::cuda::DevicePlane GuardedDevicePlane::plane() const {
 cudaError_t GuardedDevicePlane::upload(const std::vector<std::uint8_t> &packed) {
   if (!d_base_) return cudaErrorMemoryAllocation;
   if (width_ == 0 || height_ == 0) return cudaSuccess;
-  return cudaMemcpy2D(d_base_ + kBand, pitch_, packed.data(), std::size_t(width_),
-                      std::size_t(width_), std::size_t(height_), cudaMemcpyHostToDevice);
+  return cudaMemcpy2D(base_ + kBand, pitch_, packed.data(), std::size_t(width_),
+                      std::size_t(width_), std::size_t(height_), cudaMemcpyDefault);
 }
 
 cudaError_t GuardedDevicePlane::download(std::vector<std::uint8_t> &packed,
                                          bool &guards_intact) const {
   if (!d_base_) return cudaErrorMemoryAllocation;
   std::vector<std::uint8_t> all(bytes_);
-  const cudaError_t status = cudaMemcpy(all.data(), d_base_, bytes_, cudaMemcpyDeviceToHost);
+  const cudaError_t status = cudaMemcpy(all.data(), base_, bytes_, cudaMemcpyDefault);
   if (status != cudaSuccess) return status;
   guards_intact = true;
   packed.assign(std::size_t(width_) * height_, 0);

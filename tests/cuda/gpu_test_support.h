@@ -22,14 +22,16 @@ std::string cuda_device_missing_reason();
 
 #define ASSERT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << cudaGetErrorString(call)
 
-// A pitched device plane with guard bands before and after it and padding after every row,
-// all filled with a known byte, so any write outside the visible image is caught.
+// A pitched plane the device addresses, with guard bands before and after it and padding after
+// every row, all filled with a known byte, so any write outside the visible image is caught.
+// In device memory, or in pinned host memory (what the zero-copy kernels read and write).
 class GuardedDevicePlane {
  public:
   static constexpr std::uint8_t kGuard = 0xC7;
   static constexpr std::size_t kBand = 4096;
+  enum class Memory { kDevice, kPinnedHost };
 
-  GuardedDevicePlane(int width, int height, std::size_t pitch);
+  GuardedDevicePlane(int width, int height, std::size_t pitch, Memory memory = Memory::kDevice);
   ~GuardedDevicePlane();
 
   histeq::cuda::DevicePlane plane() const;
@@ -41,5 +43,7 @@ class GuardedDevicePlane {
   int width_, height_;
   std::size_t pitch_;
   std::size_t bytes_;
-  std::uint8_t *d_base_ = nullptr;
+  Memory memory_;
+  std::uint8_t *base_ = nullptr;    // as the host addresses it (device memory: the same)
+  std::uint8_t *d_base_ = nullptr;  // as the device addresses it
 };

@@ -190,6 +190,68 @@ INSTANTIATE_TEST_SUITE_P(Fusions, EveryFusion,
                            return name;
                          });
 
+// The zero-copy kernels: pinned host source and destination (in place and apart), a device
+// staging plane, all with guard bands; every 16-byte aligned size, twice per frame (the second
+// from clean bins).
+class ZeroCopy : public ::testing::TestWithParam<SizeClass> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(ZeroCopy, BitExactWithTheCpuCoreAndNoStrayWrites) {
+  using Memory = GuardedDevicePlane::Memory;
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  for (const Size &size : sizes_of(GetParam())) {
+    if (!size.aligned) continue;
+    for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
+                            Content::kTwoValues, Content::kAllLevels, Content::kFlatTiles}) {
+      for (bool in_place : {true, false}) {
+        const bool limited = content == Content::kNatural;
+        SCOPED_TRACE(content_name(content) + " " + std::to_string(size.width) + "x" +
+                     std::to_string(size.height) + (in_place ? " in place" : " apart"));
+        GuardedDevicePlane src(size.width, size.height, pitch_of(size), Memory::kPinnedHost);
+        GuardedDevicePlane dst(size.width, size.height, pitch_of(size), Memory::kPinnedHost);
+        GuardedDevicePlane staging(size.width, size.height, pitch_of(size));
+        for (int repeat = 0; repeat < 2; ++repeat) {
+          ASSERT_CUDA(src.upload(input(content, size)));
+          const GuardedDevicePlane &out_plane = in_place ? src : dst;
+          ASSERT_CUDA(equalizer.equalize_zero_copy(
+              src.plane(), staging.plane(), out_plane.plane(),
+              limited ? histeq::limited_range(8) : histeq::full_range(8), nullptr));
+          ASSERT_CUDA(cudaStreamSynchronize(nullptr));
+          std::vector<std::uint8_t> out;
+          bool guards_intact = false;
+          ASSERT_CUDA(out_plane.download(out, guards_intact));
+          EXPECT_TRUE(guards_intact);
+          ASSERT_TRUE(out == expected(content, size, limited)) << "repeat " << repeat;
+          if (!in_place) {
+            ASSERT_CUDA(src.download(out, guards_intact));
+            EXPECT_TRUE(guards_intact);
+            ASSERT_TRUE(out == input(content, size)) << "source written, repeat " << repeat;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_P(ZeroCopy, RefusesRowsThatAreNotSixteenByteAligned) {
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  using Memory = GuardedDevicePlane::Memory;
+  GuardedDevicePlane src(385, 289, 388, Memory::kPinnedHost);
+  GuardedDevicePlane staging(385, 289, 400);
+  EXPECT_EQ(equalizer.equalize_zero_copy(src.plane(), staging.plane(), src.plane(),
+                                         histeq::full_range(8), nullptr),
+            cudaErrorInvalidValue);
+}
+
+INSTANTIATE_TEST_SUITE_P(Sizes, ZeroCopy, ::testing::Values(SizeClass::kSmall, SizeClass::kLarge),
+                         [](const auto &info) {
+                           return std::string(info.param == SizeClass::kSmall ? "small" : "large");
+                         });
+
 TEST(DeviceEqualizer, RejectsUseBeforeInitAndBadSlots) {
   SKIP_WITHOUT_CUDA_DEVICE();
   DeviceEqualizer equalizer;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Frames through the stream ring: in order, bit-exact with the CPU core, pinned and pageable.
+#include <algorithm>
 #include <deque>
 
 #include "gpu_frames.h"
@@ -33,7 +34,7 @@ struct HostBuffer {
   }
 };
 
-class RingDepth : public ::testing::TestWithParam<std::tuple<int, bool>> {
+class RingDepth : public ::testing::TestWithParam<std::tuple<int, bool, histeq::cuda::Transfer>> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
 };
@@ -41,14 +42,14 @@ class RingDepth : public ::testing::TestWithParam<std::tuple<int, bool>> {
 }  // namespace
 
 TEST_P(RingDepth, FramesComeBackInOrderAndBitExact) {
-  const auto [depth, pinned] = GetParam();
+  const auto [depth, pinned, transfer] = GetParam();
   StreamRing ring;
-  ASSERT_CUDA(ring.init(depth, {}));
+  ASSERT_CUDA(ring.init(depth, {}, transfer));
   // Sizes change mid-stream and rows are padded, as GStreamer frames may be.
   const int widths[] = {640, 641, 1920, 33};
   const int heights[] = {480, 361, 1080, 17};
   constexpr int kFrames = 12;
-  constexpr std::size_t kPadding = 24;
+  constexpr std::size_t kPadding = 32;
   std::vector<std::unique_ptr<HostBuffer>> buffers;
   std::vector<std::vector<std::uint8_t>> expected;
   std::deque<std::uint64_t> pending;
@@ -103,11 +104,19 @@ TEST_P(RingDepth, FramesComeBackInOrderAndBitExact) {
   }
 }
 
+// Padding of 32 bytes leaves the rows of widths 640 and 1920 16-byte aligned (zero-copy when
+// asked) and those of 641 and 33 not (copy engines whatever was asked); staged pageable frames
+// are always aligned.
 INSTANTIATE_TEST_SUITE_P(Depths, RingDepth,
-                         ::testing::Combine(::testing::Values(1, 2, 3, 4), ::testing::Bool()),
+                         ::testing::Combine(::testing::Values(1, 2, 3, 4), ::testing::Bool(),
+                                            ::testing::ValuesIn(histeq::cuda::kTransfers)),
                          [](const auto &info) {
-                           return "depth" + std::to_string(std::get<0>(info.param)) +
-                                  (std::get<1>(info.param) ? "_pinned" : "_pageable");
+                           std::string name =
+                               "depth" + std::to_string(std::get<0>(info.param)) +
+                               (std::get<1>(info.param) ? "_pinned_" : "_pageable_") +
+                               histeq::cuda::to_string(std::get<2>(info.param));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
                          });
 
 TEST(StreamRing, RefusesBadDepthsAndSubmitsWhenFull) {
@@ -116,6 +125,12 @@ TEST(StreamRing, RefusesBadDepthsAndSubmitsWhenFull) {
   EXPECT_EQ(too_deep.init(StreamRing::kMaxDepth + 1, {}), cudaErrorInvalidValue);
   StreamRing empty;
   EXPECT_EQ(empty.init(0, {}), cudaErrorInvalidValue);
+
+  StreamRing other_kernels;
+  histeq::cuda::KernelConfig separate;
+  separate.fusion = histeq::cuda::Fusion::kSeparateKernels;
+  EXPECT_EQ(other_kernels.init(2, separate, histeq::cuda::Transfer::kZeroCopy),
+            cudaErrorInvalidValue);
 
   StreamRing ring;
   ASSERT_CUDA(ring.init(1, {}));
