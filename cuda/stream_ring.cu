@@ -34,7 +34,7 @@ struct PinnedStage {
 
 // Where a frame's plane is read from or written to on the host: the frame's own memory when
 // pinned, else the slot's stage; `d_data` is that memory as the kernels address it (nullptr
-// where it is not mapped).
+// where it is not mapped). One type for both directions: the upload's is only ever read.
 struct HostPlane {
   std::uint8_t *h_data = nullptr;
   std::size_t pitch = 0;
