@@ -6,7 +6,7 @@
 set -euo pipefail
 csv=${1:?usage: plot.sh CSV PNG [VARIANT_REGEX]}
 png=${2:?usage: plot.sh CSV PNG [VARIANT_REGEX]}
-pattern=${3:-'^(engine default|engine ring depth [12] [(]pinned|D2D copy|PCIe floor|CUB|NPP|seed-000|CPU core)'}
+pattern=${3:-'^(engine default|engine ring depth [12] [(]pinned[)]|D2D copy|PCIe floor|CUB|NPP|seed-000|CPU core)'}
 command -v gnuplot >/dev/null || { echo "plot.sh: gnuplot not found" >&2; exit 1; }
 
 work=$(mktemp -d)
