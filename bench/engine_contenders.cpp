@@ -84,8 +84,9 @@ EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kin
   c.name = ring_name(depth, host_kind_name(kind), transfer);
   // Submit, waiting for the oldest frame whenever the ring is full, then drain. The harness
   // takes the steady state from batches of two lengths, so filling and draining cancel out.
-  c.run = [ring, host](long first, int count) {
+  c.run = [ring, host, transfer](long first, int count) {
     std::uint64_t tag = 0;
+    const std::uint64_t zero_copied = ring->zero_copy_frames();
     for (long i = first; i < first + count; ++i) {
       if (ring->full()) check_engine(ring->wait(&tag), "StreamRing::wait");
       check_engine(ring->submit(ring_frame(*host, i)),
@@ -93,6 +94,9 @@ EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kin
                        std::to_string(ring->in_flight()) + " in flight)");
     }
     while (ring->in_flight() > 0) check_engine(ring->wait(&tag), "StreamRing::wait");
+    if (transfer == hc::Transfer::kZeroCopy &&
+        ring->zero_copy_frames() - zero_copied != std::uint64_t(count))
+      throw Failure("StreamRing took the copy engines for zero-copy frames");
   };
   c.output = [host](long i) -> const std::uint8_t * { return host->out(i); };
   c.output_pitch = frame.pitch;

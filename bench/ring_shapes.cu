@@ -168,6 +168,9 @@ double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &e
   BENCH_CUDA(ring.submit(ring_frame(host, kFrames)));
   BENCH_CUDA(ring.wait(&tag));
   check_frame(host, frame, equalized);
+  if (transfer == histeq::cuda::Transfer::kZeroCopy && ring.zero_copy_frames() != kFrames + 1)
+    throw Failure("only " + std::to_string(ring.zero_copy_frames()) + " of " +
+                  std::to_string(kFrames + 1) + " frames went zero-copy");
   return us;
 }
 

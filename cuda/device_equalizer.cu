@@ -8,7 +8,6 @@
 #include "histogram_kernels.h"
 #include "lut_kernels.h"
 #include "map_kernels.h"
-#include "zero_copy_kernels.h"
 
 namespace histeq::cuda {
 
@@ -44,7 +43,8 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_));
   HISTEQ_CUDA_TRY(zero_copy_grid_size(&zero_copy_blocks_));
   // Both histograms, then the LUT. Each kernel path leaves the histogram it consumed zero again
-  // (the LUT kernel after reading it, the single kernel through the next-frame buffer), so only
+  // (the LUT kernel after reading it; the single kernel and the zero-copy kernels through the
+  // next-frame buffer), so only
   // this first memset is needed.
   HISTEQ_CUDA_TRY(cudaMemset(d_scratch, 0, kScratchBytes));
   // The memset runs on the legacy stream, which callers' non-blocking streams do not wait for:
@@ -91,8 +91,7 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange rang
   return launch_map(lut, plane, sm_count_, stream);
 }
 
-cudaError_t DeviceEqualizer::equalize_zero_copy(const DevicePlane &src, const DevicePlane &staging,
-                                                const DevicePlane &dst, OutputRange range,
+cudaError_t DeviceEqualizer::equalize_zero_copy(const ZeroCopyPlanes &planes, OutputRange range,
                                                 cudaStream_t stream) {
   if (!d_histograms_[0]) return cudaErrorInitializationError;
   ZeroCopyLaunch launch;
@@ -100,9 +99,11 @@ cudaError_t DeviceEqualizer::equalize_zero_copy(const DevicePlane &src, const De
   launch.d_histogram = d_histograms_[current_histogram_];
   launch.d_next_histogram = d_histograms_[1 - current_histogram_];
   launch.d_lut = d_lut_;
-  HISTEQ_CUDA_TRY(launch_zero_copy(launch, src, staging, dst, range, stream));
+  HISTEQ_CUDA_TRY(launch_upload_and_count(launch, planes, stream));
+  // The bins hold this frame's counts now, and the other ones are being zeroed: the next frame
+  // counts there even if the map below fails to launch.
   current_histogram_ = 1 - current_histogram_;
-  return cudaSuccess;
+  return launch_map_to_host(launch, planes, range, stream);
 }
 
 }  // namespace histeq::cuda

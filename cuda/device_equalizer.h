@@ -24,6 +24,7 @@
 #include "equalization.h"
 #include "fused_kernel.h"
 #include "methods.h"
+#include "zero_copy_kernels.h"
 
 namespace histeq::cuda {
 
@@ -52,11 +53,11 @@ class DeviceEqualizer {
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
                        cudaStream_t stream);
 
-  // Equalizes `src` into `dst` (may be src), both mapped pinned host memory given by their
-  // device pointers, with the zero-copy kernels (zero_copy_kernels.h), through `staging`: device
-  // memory of the same width and height. All three zero_copy_aligned().
-  cudaError_t equalize_zero_copy(const DevicePlane &src, const DevicePlane &staging,
-                                 const DevicePlane &dst, OutputRange range, cudaStream_t stream);
+  // Equalizes planes.src into planes.dst (may be src), both mapped pinned host memory given by
+  // their device pointers, with the zero-copy kernels, through planes.staging: device memory of
+  // the same width and height (zero_copy_kernels.h says what they must be).
+  cudaError_t equalize_zero_copy(const ZeroCopyPlanes &planes, OutputRange range,
+                                 cudaStream_t stream);
 
   // The LUT of the last frame (device memory; valid once the stream reached it).
   const std::uint8_t *d_lut() const { return d_lut_; }

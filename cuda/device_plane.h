@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "host_device.h"
+
 namespace histeq::cuda {
 
 // An 8-bit luma plane in memory the device can address (device, mapped pinned or managed);
@@ -14,5 +16,11 @@ struct DevicePlane {
   int height = 0;
   std::size_t pitch = 0;
 };
+
+// True when every row starts on a 16-byte boundary, so the kernels can walk rows in 16-byte
+// chunks (one uint4 load each); otherwise they walk them byte by byte.
+HISTEQ_HOST_DEVICE inline bool rows_in_chunks(const DevicePlane &plane) {
+  return reinterpret_cast<std::uintptr_t>(plane.data) % 16 == 0 && plane.pitch % 16 == 0;
+}
 
 }  // namespace histeq::cuda

@@ -17,8 +17,7 @@ struct Items {
   int chunks, per_row;
   long long count;
   __device__ Items(const DevicePlane &p) {
-    const bool aligned = ((std::uintptr_t)p.data % 16 == 0) && (p.pitch % 16 == 0);
-    chunks = aligned ? p.width / 16 : 0;
+    chunks = rows_in_chunks(p) ? p.width / 16 : 0;
     per_row = chunks + (p.width > chunks * 16 ? 1 : 0);
     count = (long long)per_row * p.height;
   }

@@ -26,7 +26,11 @@ struct PinnedStage {
     bytes = 0;
     HISTEQ_CUDA_TRY(allocate_pinned(needed, &h_data));
     bytes = needed;
-    HISTEQ_CUDA_TRY(cudaHostGetDevicePointer(&d_data, h_data, 0));
+    // Unmapped, the stage still serves the copy engines.
+    if (cudaHostGetDevicePointer(&d_data, h_data, 0) != cudaSuccess) {
+      cudaGetLastError();
+      d_data = nullptr;
+    }
     return cudaSuccess;
   }
   std::uint8_t *data() const { return static_cast<std::uint8_t *>(h_data); }
@@ -41,9 +45,14 @@ struct HostPlane {
   void *d_data = nullptr;
 };
 
-// Stages keep their rows 16-byte aligned, so staged frames can go zero-copy too.
-std::size_t stage_pitch(int width) {
-  return (std::size_t(width) + 15) / 16 * 16;
+// The device's view of a whole host plane: `plane.d_data` when the plane is mapped pinned
+// memory from its first byte to its last (one running past a registered range must not reach
+// the kernels), else nullptr.
+void *mapped_plane(const HostPlane &plane, int width, int height) {
+  if (!plane.d_data || width == 0 || height == 0) return plane.d_data;
+  const std::size_t last = plane.pitch * std::size_t(height - 1) + std::size_t(width - 1);
+  const PinnedView end = pinned_view(plane.h_data + last);
+  return end.device == static_cast<std::uint8_t *>(plane.d_data) + last ? plane.d_data : nullptr;
 }
 
 void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src,
@@ -66,6 +75,7 @@ struct StreamRing::Slot {
   PinnedStage stage_out;
   HostFrame frame;
   bool staged_out = false;
+  std::size_t stage_pitch = 0;  // of the frame's stages
 
   ~Slot() {
     if (stream) cudaStreamSynchronize(stream);
@@ -136,14 +146,17 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
 cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
   const std::size_t width = std::size_t(frame.width);
   const std::size_t height = std::size_t(frame.height);
-  const std::size_t pitch = stage_pitch(frame.width);
+  // Stages are packed for the copy engines (one contiguous copy) and keep their rows 16-byte
+  // aligned for the zero-copy kernels, so staged frames can go zero-copy too.
+  slot.stage_pitch = zero_copy_ ? (width + 15) / 16 * 16 : width;
 
   const PinnedView src_view = pinned_view(frame.src);
   HostPlane up{const_cast<std::uint8_t *>(frame.src), frame.src_pitch, src_view.device};
   if (!src_view.pinned) {
-    HISTEQ_CUDA_TRY(slot.stage_in.reserve(pitch * height));
-    copy_rows(slot.stage_in.data(), pitch, frame.src, frame.src_pitch, frame.width, frame.height);
-    up = {slot.stage_in.data(), pitch, slot.stage_in.d_data};
+    HISTEQ_CUDA_TRY(slot.stage_in.reserve(slot.stage_pitch * height));
+    copy_rows(slot.stage_in.data(), slot.stage_pitch, frame.src, frame.src_pitch, frame.width,
+              frame.height);
+    up = {slot.stage_in.data(), slot.stage_pitch, slot.stage_in.d_data};
   }
   // In place (the element's case), the source's answer holds for the destination: one
   // cudaPointerGetAttributes per frame instead of two.
@@ -151,29 +164,33 @@ cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
   slot.staged_out = !dst_view.pinned;
   HostPlane down{frame.dst, frame.dst_pitch, dst_view.device};
   if (slot.staged_out) {
-    HISTEQ_CUDA_TRY(slot.stage_out.reserve(pitch * height));
-    down = {slot.stage_out.data(), pitch, slot.stage_out.d_data};
+    HISTEQ_CUDA_TRY(slot.stage_out.reserve(slot.stage_pitch * height));
+    down = {slot.stage_out.data(), slot.stage_pitch, slot.stage_out.d_data};
   }
 
   const DevicePlane plane{slot.d_plane, frame.width, frame.height, slot.d_pitch};
-  const DevicePlane mapped_up{static_cast<std::uint8_t *>(up.d_data), frame.width, frame.height,
-                              up.pitch};
-  const DevicePlane mapped_down{static_cast<std::uint8_t *>(down.d_data), frame.width, frame.height,
-                                down.pitch};
-  if (zero_copy_ && up.d_data && down.d_data && zero_copy_aligned(mapped_up) &&
-      zero_copy_aligned(mapped_down)) {
-    HISTEQ_CUDA_TRY(
-        slot.equalizer.equalize_zero_copy(mapped_up, plane, mapped_down, frame.range, slot.stream));
-  } else {
-    if (width && height) {
-      HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, up.h_data, up.pitch, width,
-                                        height, cudaMemcpyHostToDevice, slot.stream));
+  if (zero_copy_) {
+    const ZeroCopyPlanes planes{
+        {static_cast<std::uint8_t *>(mapped_plane(up, frame.width, frame.height)), frame.width,
+         frame.height, up.pitch},
+        plane,
+        {static_cast<std::uint8_t *>(mapped_plane(down, frame.width, frame.height)), frame.width,
+         frame.height, down.pitch}};
+    if (planes.src.data && planes.dst.data && rows_in_chunks(planes.src) &&
+        rows_in_chunks(planes.dst)) {
+      HISTEQ_CUDA_TRY(slot.equalizer.equalize_zero_copy(planes, frame.range, slot.stream));
+      ++zero_copy_frames_;
+      return cudaEventRecord(slot.done, slot.stream);
     }
-    HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
-    if (width && height) {
-      HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_plane, slot.d_pitch, width,
-                                        height, cudaMemcpyDeviceToHost, slot.stream));
-    }
+  }
+  if (width && height) {
+    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, up.h_data, up.pitch, width,
+                                      height, cudaMemcpyHostToDevice, slot.stream));
+  }
+  HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
+  if (width && height) {
+    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_plane, slot.d_pitch, width,
+                                      height, cudaMemcpyDeviceToHost, slot.stream));
   }
   return cudaEventRecord(slot.done, slot.stream);
 }
@@ -185,8 +202,8 @@ cudaError_t StreamRing::wait(std::uint64_t *tag) {
   HISTEQ_CUDA_TRY(cudaEventSynchronize(slot.done));
   const HostFrame &frame = slot.frame;
   if (slot.staged_out) {
-    copy_rows(frame.dst, frame.dst_pitch, slot.stage_out.data(), stage_pitch(frame.width),
-              frame.width, frame.height);
+    copy_rows(frame.dst, frame.dst_pitch, slot.stage_out.data(), slot.stage_pitch, frame.width,
+              frame.height);
   }
   if (tag) *tag = frame.tag;
   return cudaSuccess;

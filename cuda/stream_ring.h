@@ -65,6 +65,9 @@ class StreamRing {
   // Waits for every frame in flight and forgets them (flush).
   cudaError_t discard();
 
+  // Frames the zero-copy kernels equalized so far (the others went through the copy engines).
+  std::uint64_t zero_copy_frames() const { return zero_copy_frames_; }
+
  private:
   struct Slot;
   cudaError_t prepare(Slot &slot, const HostFrame &frame);
@@ -74,6 +77,7 @@ class StreamRing {
   std::vector<std::unique_ptr<Slot>> slots_;
   KernelConfig config_;
   bool zero_copy_ = false;
+  std::uint64_t zero_copy_frames_ = 0;
   int next_ = 0;  // slot of the next submit
   int in_flight_ = 0;
 };

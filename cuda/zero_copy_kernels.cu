@@ -90,26 +90,38 @@ cudaError_t zero_copy_grid_size(int *blocks) {
   return cudaSuccess;
 }
 
-bool zero_copy_aligned(const DevicePlane &plane) {
-  return reinterpret_cast<std::uintptr_t>(plane.data) % 16 == 0 && plane.pitch % 16 == 0;
+namespace {
+
+bool valid(const ZeroCopyPlanes &p) {
+  return p.src.width == p.staging.width && p.src.height == p.staging.height &&
+         p.src.width == p.dst.width && p.src.height == p.dst.height && rows_in_chunks(p.src) &&
+         rows_in_chunks(p.staging) && rows_in_chunks(p.dst);
 }
 
-cudaError_t launch_zero_copy(const ZeroCopyLaunch &launch, const DevicePlane &src,
-                             const DevicePlane &staging, const DevicePlane &dst, OutputRange range,
-                             cudaStream_t stream) {
-  if (src.width != staging.width || src.height != staging.height || src.width != dst.width ||
-      src.height != dst.height || !zero_copy_aligned(src) || !zero_copy_aligned(staging) ||
-      !zero_copy_aligned(dst))
-    return cudaErrorInvalidValue;
-  // A grid no larger than the frame's items: the spare blocks would only merge empty bins.
-  const long long items = ((long long)src.width + 15) / 16 * src.height;
-  const int blocks =
-      int(std::clamp<long long>((items + kBlock - 1) / kBlock, 1, std::max(1, launch.blocks)));
+// A grid no larger than the frame's items: the spare blocks would only merge empty bins.
+int blocks_for(const ZeroCopyLaunch &launch, const DevicePlane &plane) {
+  const long long items = ((long long)plane.width + 15) / 16 * plane.height;
+  return int(std::clamp<long long>((items + kBlock - 1) / kBlock, 1, std::max(1, launch.blocks)));
+}
+
+}  // namespace
+
+cudaError_t launch_upload_and_count(const ZeroCopyLaunch &launch, const ZeroCopyPlanes &planes,
+                                    cudaStream_t stream) {
+  if (!valid(planes)) return cudaErrorInvalidValue;
   HISTEQ_CUDA_BEFORE_LAUNCH();
-  upload_and_count<<<blocks, kBlock, 0, stream>>>(src, staging, launch.d_histogram,
-                                                  launch.d_next_histogram);
+  upload_and_count<<<blocks_for(launch, planes.src), kBlock, 0, stream>>>(
+      planes.src, planes.staging, launch.d_histogram, launch.d_next_histogram);
   HISTEQ_CUDA_TRY_LAUNCH();
-  map_to_host<<<blocks, kBlock, 0, stream>>>(staging, dst, launch.d_histogram, range, launch.d_lut);
+  return cudaSuccess;
+}
+
+cudaError_t launch_map_to_host(const ZeroCopyLaunch &launch, const ZeroCopyPlanes &planes,
+                               OutputRange range, cudaStream_t stream) {
+  if (!valid(planes)) return cudaErrorInvalidValue;
+  HISTEQ_CUDA_BEFORE_LAUNCH();
+  map_to_host<<<blocks_for(launch, planes.src), kBlock, 0, stream>>>(
+      planes.staging, planes.dst, launch.d_histogram, range, launch.d_lut);
   HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }

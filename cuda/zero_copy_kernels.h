@@ -11,13 +11,13 @@
 //   map_to_host       builds the LUT from the bins, maps the staging plane and writes the
 //                     host destination.
 //
-// Each launch takes at most half of the threads the device holds at once, so in a ring the next
+// Each launch takes about half of the blocks the device holds at once, so in a ring the next
 // frame's upload_and_count can run beside this frame's map_to_host. On the H100 that gains
 // little: the SMs' own PCIe reads and writes reach the copy engines' speed one direction at a
-// time (4K, one frame after another: 339 us against 335 with DMA copies), but barely overlap
-// with traffic the other way, whether the SMs' or a copy engine's (4K depth 2: 329 us; reading
-// zero-copy and downloading by DMA 225-279 us; the copy engines 178 us). So StreamRing copies by
-// default and offers this as a variant for the benchmark (bench/README.md).
+// time (4K, one frame after another: 337 us against 330 with DMA copies), but barely overlap
+// with traffic the other way, whether the SMs' or a copy engine's (4K depth 2: 281 us against
+// 177). So StreamRing copies by default and offers this as a variant for the benchmark
+// (bench/README.md has the measurements).
 
 #include <cstdint>
 
@@ -40,14 +40,19 @@ struct ZeroCopyLaunch {
 // Half the blocks of either kernel the current device holds at once (at least one per SM).
 cudaError_t zero_copy_grid_size(int *blocks);
 
-// True when the planes suit the kernels: each 16-byte aligned with a pitch a multiple of 16
-// (rows are walked in 16-byte chunks; a byte-wise walk over PCIe would be far slower than DMA).
-bool zero_copy_aligned(const DevicePlane &plane);
+// The planes the kernels take: src and dst device pointers to mapped pinned host memory (dst may
+// equal src), staging device memory; all of one width and height, all rows_in_chunks() (a
+// byte-wise walk over PCIe would be far slower than DMA). cudaErrorInvalidValue otherwise.
+struct ZeroCopyPlanes {
+  DevicePlane src, staging, dst;
+};
 
-// src and dst: device pointers to mapped pinned host memory (dst may equal src); staging:
-// device memory at least src's size. All of the same width and height and zero_copy_aligned.
-cudaError_t launch_zero_copy(const ZeroCopyLaunch &launch, const DevicePlane &src,
-                             const DevicePlane &staging, const DevicePlane &dst, OutputRange range,
-                             cudaStream_t stream);
+// upload_and_count on `stream`: once it is enqueued, launch.d_histogram holds (will hold) this
+// frame's counts, whatever happens to the second launch.
+cudaError_t launch_upload_and_count(const ZeroCopyLaunch &launch, const ZeroCopyPlanes &planes,
+                                    cudaStream_t stream);
+// map_to_host on `stream`, after launch_upload_and_count with the same launch and planes.
+cudaError_t launch_map_to_host(const ZeroCopyLaunch &launch, const ZeroCopyPlanes &planes,
+                               OutputRange range, cudaStream_t stream);
 
 }  // namespace histeq::cuda

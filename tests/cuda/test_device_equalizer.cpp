@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Every histogram method x scan x LUT memory, bit-exact against the CPU core, on pitched device
 // planes with guard bands.
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -201,8 +202,9 @@ INSTANTIATE_TEST_SUITE_P(Fusions, EveryFusion,
                          });
 
 // The zero-copy kernels: pinned host source and destination (in place and apart), a device
-// staging plane, all with guard bands; every 16-byte aligned size, twice per frame (the second
-// from clean bins).
+// staging plane, all with guard bands; every size with its pitch rounded up to 16 (widths under
+// 16 are all tail bytes), twice per frame (the second from clean bins). The staging plane must
+// hold the input, and the LUT left for statistics must map the input to the output.
 class ZeroCopy : public ::testing::TestWithParam<SizeClass> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
@@ -212,8 +214,8 @@ TEST_P(ZeroCopy, BitExactWithTheCpuCoreAndNoStrayWrites) {
   using Memory = GuardedDevicePlane::Memory;
   DeviceEqualizer equalizer;
   ASSERT_CUDA(equalizer.init(0));
-  for (const Size &size : sizes_of(GetParam())) {
-    if (!size.aligned) continue;
+  for (Size size : sizes_of(GetParam())) {
+    size.aligned = true;
     for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
                             Content::kTwoValues, Content::kAllLevels, Content::kFlatTiles}) {
       for (bool in_place : {true, false}) {
@@ -223,22 +225,30 @@ TEST_P(ZeroCopy, BitExactWithTheCpuCoreAndNoStrayWrites) {
         GuardedDevicePlane src(size.width, size.height, pitch_of(size), Memory::kPinnedHost);
         GuardedDevicePlane dst(size.width, size.height, pitch_of(size), Memory::kPinnedHost);
         GuardedDevicePlane staging(size.width, size.height, pitch_of(size));
+        const GuardedDevicePlane &out_plane = in_place ? src : dst;
+        const std::vector<std::uint8_t> &in = input(content, size);
         for (int repeat = 0; repeat < 2; ++repeat) {
-          ASSERT_CUDA(src.upload(input(content, size)));
-          const GuardedDevicePlane &out_plane = in_place ? src : dst;
+          ASSERT_CUDA(src.upload(in));
           ASSERT_CUDA(equalizer.equalize_zero_copy(
-              src.plane(), staging.plane(), out_plane.plane(),
+              {src.plane(), staging.plane(), out_plane.plane()},
               limited ? histeq::limited_range(8) : histeq::full_range(8), nullptr));
           ASSERT_CUDA(cudaStreamSynchronize(nullptr));
-          std::vector<std::uint8_t> out;
+          std::vector<std::uint8_t> out, kept;
           bool guards_intact = false;
           ASSERT_CUDA(out_plane.download(out, guards_intact));
           EXPECT_TRUE(guards_intact);
           ASSERT_TRUE(out == expected(content, size, limited)) << "repeat " << repeat;
+          ASSERT_CUDA(staging.download(kept, guards_intact));
+          EXPECT_TRUE(guards_intact) << "staging, repeat " << repeat;
+          ASSERT_TRUE(kept == in) << "staging, repeat " << repeat;
+          std::uint8_t lut[256];
+          ASSERT_CUDA(cudaMemcpy(lut, equalizer.d_lut(), sizeof lut, cudaMemcpyDeviceToHost));
+          for (std::size_t p = 0; p < in.size(); ++p)
+            ASSERT_EQ(lut[in[p]], out[p]) << "LUT at pixel " << p << ", repeat " << repeat;
           if (!in_place) {
             ASSERT_CUDA(src.download(out, guards_intact));
             EXPECT_TRUE(guards_intact);
-            ASSERT_TRUE(out == input(content, size)) << "source written, repeat " << repeat;
+            ASSERT_TRUE(out == in) << "source written, repeat " << repeat;
           }
         }
       }
@@ -246,15 +256,41 @@ TEST_P(ZeroCopy, BitExactWithTheCpuCoreAndNoStrayWrites) {
   }
 }
 
-TEST_P(ZeroCopy, RefusesRowsThatAreNotSixteenByteAligned) {
+// Rows the kernels cannot walk in 16-byte chunks, or planes of different sizes, are refused
+// before anything is enqueued.
+TEST_P(ZeroCopy, RefusesPlanesItCannotWalkInChunks) {
+  using Memory = GuardedDevicePlane::Memory;
   DeviceEqualizer equalizer;
   ASSERT_CUDA(equalizer.init(0));
-  using Memory = GuardedDevicePlane::Memory;
-  GuardedDevicePlane src(385, 289, 388, Memory::kPinnedHost);
+  GuardedDevicePlane host(385, 289, 400, Memory::kPinnedHost);
   GuardedDevicePlane staging(385, 289, 400);
-  EXPECT_EQ(equalizer.equalize_zero_copy(src.plane(), staging.plane(), src.plane(),
-                                         histeq::full_range(8), nullptr),
-            cudaErrorInvalidValue);
+  const histeq::cuda::DevicePlane good = host.plane();
+  histeq::cuda::DevicePlane odd_pitch = good;
+  odd_pitch.pitch = 388;
+  histeq::cuda::DevicePlane odd_start = good;
+  odd_start.data += 8;
+  odd_start.width -= 8;
+  histeq::cuda::DevicePlane narrower = good;
+  narrower.width -= 1;
+  const histeq::cuda::ZeroCopyPlanes refused[] = {
+      {odd_pitch, staging.plane(), odd_pitch},
+      {odd_start, staging.plane(), good},
+      {good, staging.plane(), odd_start},
+      {good, staging.plane(), narrower},
+  };
+  for (const histeq::cuda::ZeroCopyPlanes &planes : refused)
+    EXPECT_EQ(equalizer.equalize_zero_copy(planes, histeq::full_range(8), nullptr),
+              cudaErrorInvalidValue);
+  // Nothing refused touched the bins: the plane of guard bytes, one level, maps to itself.
+  ASSERT_CUDA(
+      equalizer.equalize_zero_copy({good, staging.plane(), good}, histeq::full_range(8), nullptr));
+  ASSERT_CUDA(cudaStreamSynchronize(nullptr));
+  std::vector<std::uint8_t> out;
+  bool guards_intact = false;
+  ASSERT_CUDA(host.download(out, guards_intact));
+  EXPECT_TRUE(guards_intact);
+  EXPECT_TRUE(std::all_of(out.begin(), out.end(),
+                          [](std::uint8_t v) { return v == GuardedDevicePlane::kGuard; }));
 }
 
 INSTANTIATE_TEST_SUITE_P(Sizes, ZeroCopy, ::testing::Values(SizeClass::kSmall, SizeClass::kLarge),

@@ -90,6 +90,12 @@ TEST_P(RingDepth, FramesComeBackInOrderAndBitExact) {
     finished.push_back(tag);
   }
   ASSERT_EQ(finished.size(), std::size_t(kFrames));
+  // Zero-copy when asked, for every staged frame and for the pinned ones whose rows are aligned
+  // (widths 640 and 1920); never otherwise.
+  const std::uint64_t zero_copied = transfer == histeq::cuda::Transfer::kCopyEngines ? 0
+                                    : pinned                                         ? kFrames / 2
+                                                                                     : kFrames;
+  EXPECT_EQ(ring.zero_copy_frames(), zero_copied);
   for (int i = 0; i < kFrames; ++i) {
     EXPECT_EQ(finished[i], std::uint64_t(i));
     const int w = widths[i % 4], h = heights[i % 4];
