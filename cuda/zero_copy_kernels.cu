@@ -76,22 +76,6 @@ __global__ void __launch_bounds__(kBlock)
   }
 }
 
-}  // namespace
-
-cudaError_t zero_copy_grid_size(int *blocks) {
-  int device = 0, sm_count = 0, count_per_sm = 0, map_per_sm = 0;
-  HISTEQ_CUDA_TRY(cudaGetDevice(&device));
-  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  HISTEQ_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count_per_sm, upload_and_count, kBlock, 0));
-  HISTEQ_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&map_per_sm, map_to_host, kBlock, 0));
-  *blocks = sm_count * std::max(1, std::min(count_per_sm, map_per_sm) / 2);
-  return cudaSuccess;
-}
-
-namespace {
-
 bool valid(const ZeroCopyPlanes &p) {
   return p.src.width == p.staging.width && p.src.height == p.staging.height &&
          p.src.width == p.dst.width && p.src.height == p.dst.height && rows_in_chunks(p.src) &&
@@ -105,6 +89,18 @@ int blocks_for(const ZeroCopyLaunch &launch, const DevicePlane &plane) {
 }
 
 }  // namespace
+
+cudaError_t zero_copy_grid_size(int *blocks) {
+  int device = 0, sm_count = 0, count_per_sm = 0, map_per_sm = 0;
+  HISTEQ_CUDA_TRY(cudaGetDevice(&device));
+  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  HISTEQ_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&count_per_sm, upload_and_count, kBlock, 0));
+  HISTEQ_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&map_per_sm, map_to_host, kBlock, 0));
+  *blocks = sm_count * std::max(1, std::min(count_per_sm, map_per_sm) / 2);
+  return cudaSuccess;
+}
 
 cudaError_t launch_upload_and_count(const ZeroCopyLaunch &launch, const ZeroCopyPlanes &planes,
                                     cudaStream_t stream) {
