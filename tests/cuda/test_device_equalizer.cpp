@@ -129,26 +129,22 @@ TEST_P(EveryVariantOnConstantFrames, EachMapsToItself) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Small, EveryVariant,
-                         ::testing::Combine(::testing::ValuesIn(histeq::cuda::kHistogramMethods),
-                                            ::testing::ValuesIn(histeq::cuda::kScanMethods),
-                                            ::testing::ValuesIn(histeq::cuda::kLutMemories),
-                                            ::testing::Values(SizeClass::kSmall)),
-                         variant_name);
+namespace {
 
-INSTANTIATE_TEST_SUITE_P(Small, EveryVariantOnConstantFrames,
-                         ::testing::Combine(::testing::ValuesIn(histeq::cuda::kHistogramMethods),
-                                            ::testing::ValuesIn(histeq::cuda::kScanMethods),
-                                            ::testing::ValuesIn(histeq::cuda::kLutMemories),
-                                            ::testing::Values(SizeClass::kSmall)),
-                         variant_name);
+// Every histogram method x scan x LUT memory, on frames of one size class.
+auto every_variant(SizeClass size_class) {
+  return ::testing::Combine(::testing::ValuesIn(histeq::cuda::kHistogramMethods),
+                            ::testing::ValuesIn(histeq::cuda::kScanMethods),
+                            ::testing::ValuesIn(histeq::cuda::kLutMemories),
+                            ::testing::Values(size_class));
+}
 
-INSTANTIATE_TEST_SUITE_P(Large, EveryVariant,
-                         ::testing::Combine(::testing::ValuesIn(histeq::cuda::kHistogramMethods),
-                                            ::testing::ValuesIn(histeq::cuda::kScanMethods),
-                                            ::testing::ValuesIn(histeq::cuda::kLutMemories),
-                                            ::testing::Values(SizeClass::kLarge)),
+}  // namespace
+
+INSTANTIATE_TEST_SUITE_P(Small, EveryVariant, every_variant(SizeClass::kSmall), variant_name);
+INSTANTIATE_TEST_SUITE_P(Small, EveryVariantOnConstantFrames, every_variant(SizeClass::kSmall),
                          variant_name);
+INSTANTIATE_TEST_SUITE_P(Large, EveryVariant, every_variant(SizeClass::kLarge), variant_name);
 
 // The default configuration as one cooperative kernel and as three kernels, on every size.
 class EveryFusion : public ::testing::TestWithParam<std::tuple<histeq::cuda::Fusion, SizeClass>> {
