@@ -44,8 +44,7 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   HISTEQ_CUDA_TRY(zero_copy_grid_size(&zero_copy_blocks_));
   // Both histograms, then the LUT. Each kernel path leaves the histogram it consumed zero again
   // (the LUT kernel after reading it; the single kernel and the zero-copy kernels through the
-  // next-frame buffer), so only
-  // this first memset is needed.
+  // next-frame buffer), so only this first memset is needed.
   HISTEQ_CUDA_TRY(cudaMemset(d_scratch, 0, kScratchBytes));
   // The memset runs on the legacy stream, which callers' non-blocking streams do not wait for:
   // it must be done before the first frame's kernels read the bins.

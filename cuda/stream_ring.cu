@@ -158,18 +158,25 @@ cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
               frame.height);
     up = {slot.stage_in.data(), slot.stage_pitch, slot.stage_in.d_data};
   }
-  // In place (the element's case), the source's answer holds for the destination: one
+
+  // Where the output lands: frame.dst when pinned, else the slot's stage (copied back in
+  // wait()). In place (the element's case), the source's answer holds for the destination: one
   // cudaPointerGetAttributes per frame instead of two.
-  const PinnedView dst_view = frame.dst == frame.src ? src_view : pinned_view(frame.dst);
-  slot.staged_out = !dst_view.pinned;
-  HostPlane down{frame.dst, frame.dst_pitch, dst_view.device};
-  if (slot.staged_out) {
-    HISTEQ_CUDA_TRY(slot.stage_out.reserve(slot.stage_pitch * height));
-    down = {slot.stage_out.data(), slot.stage_pitch, slot.stage_out.d_data};
-  }
+  HostPlane down;
+  const auto resolve_down = [&]() -> cudaError_t {
+    const PinnedView dst_view = frame.dst == frame.src ? src_view : pinned_view(frame.dst);
+    slot.staged_out = !dst_view.pinned;
+    down = {frame.dst, frame.dst_pitch, dst_view.device};
+    if (slot.staged_out) {
+      HISTEQ_CUDA_TRY(slot.stage_out.reserve(slot.stage_pitch * height));
+      down = {slot.stage_out.data(), slot.stage_pitch, slot.stage_out.d_data};
+    }
+    return cudaSuccess;
+  };
 
   const DevicePlane plane{slot.d_plane, frame.width, frame.height, slot.d_pitch};
   if (zero_copy_) {
+    HISTEQ_CUDA_TRY(resolve_down());
     const ZeroCopyPlanes planes{
         {static_cast<std::uint8_t *>(mapped_plane(up, frame.width, frame.height)), frame.width,
          frame.height, up.pitch},
@@ -183,11 +190,14 @@ cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
       return cudaEventRecord(slot.done, slot.stream);
     }
   }
+  // With the copy engines the upload goes out first: at depth 2 the time from a frame's
+  // arrival to its upload sits on the critical path, and the destination can wait.
   if (width && height) {
     HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, up.h_data, up.pitch, width,
                                       height, cudaMemcpyHostToDevice, slot.stream));
   }
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
+  if (!zero_copy_) HISTEQ_CUDA_TRY(resolve_down());
   if (width && height) {
     HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_plane, slot.d_pitch, width,
                                       height, cudaMemcpyDeviceToHost, slot.stream));
