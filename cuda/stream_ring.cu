@@ -37,7 +37,7 @@ struct PinnedStage {
 };
 
 // Where a frame's plane is read from or written to on the host: the frame's own memory when
-// pinned, else the slot's stage; `d_data` is that memory as the kernels address it (nullptr
+// pinned, else the frame's stage; `d_data` is that memory as the kernels address it (nullptr
 // where it is not mapped). One type for both directions: the upload's is only ever read.
 struct HostPlane {
   std::uint8_t *h_data = nullptr;
@@ -63,25 +63,36 @@ void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src
 
 }  // namespace
 
+// A slot: the device side of every frame queued to it, in order on its stream.
 struct StreamRing::Slot {
   cudaStream_t stream = nullptr;
-  cudaEvent_t done = nullptr;
   DeviceEqualizer equalizer;
   std::uint8_t *d_plane = nullptr;
   std::size_t d_pitch = 0;
   int d_width = 0;
   int d_height = 0;
+
+  ~Slot() {
+    if (stream) cudaStreamSynchronize(stream);
+    cudaFree(d_plane);
+    if (stream) cudaStreamDestroy(stream);
+  }
+};
+
+// The host side of one frame between submit() and wait(): its end on the GPU and its stages.
+struct StreamRing::Queued {
+  cudaEvent_t done = nullptr;
   PinnedStage stage_in;
   PinnedStage stage_out;
   HostFrame frame;
   bool staged_out = false;
   std::size_t stage_pitch = 0;  // of the frame's stages
 
-  ~Slot() {
-    if (stream) cudaStreamSynchronize(stream);
-    cudaFree(d_plane);
-    if (done) cudaEventDestroy(done);
-    if (stream) cudaStreamDestroy(stream);
+  ~Queued() {
+    if (done) {
+      cudaEventSynchronize(done);
+      cudaEventDestroy(done);
+    }
   }
 };
 
@@ -101,16 +112,21 @@ cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) 
   for (int i = 0; i < depth; ++i) {
     auto slot = std::make_unique<Slot>();
     HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
-    HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->done, cudaEventDisableTiming));
     HISTEQ_CUDA_TRY(slot->equalizer.init(i));
     slots_.push_back(std::move(slot));
+  }
+  for (int i = 0; i < 2 * depth; ++i) {
+    auto queued = std::make_unique<Queued>();
+    HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&queued->done, cudaEventDisableTiming));
+    queued_.push_back(std::move(queued));
   }
   return cudaSuccess;
 }
 
-// Grows the slot's device plane to the frame; the slot is idle, so freeing is safe.
+// Grows the slot's device plane to the frame. A frame queued before may still use the old one.
 cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
   if (frame.width > slot.d_width || frame.height > slot.d_height) {
+    HISTEQ_CUDA_TRY(cudaStreamSynchronize(slot.stream));
     HISTEQ_CUDA_TRY(cudaFree(slot.d_plane));
     slot.d_plane = nullptr;
     slot.d_width = slot.d_height = 0;
@@ -128,48 +144,50 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
   if (frame.width < 0 || frame.height < 0 || !frame.src || !frame.dst ||
       frame.src_pitch < std::size_t(frame.width) || frame.dst_pitch < std::size_t(frame.width))
     return cudaErrorInvalidValue;
-  Slot &slot = *slots_[next_];
+  // queued_ holds two frames per slot, so frame n's slot is n % depth either way.
+  Slot &slot = *slots_[next_ % depth()];
+  Queued &queued = *queued_[next_];
   HISTEQ_CUDA_TRY(prepare(slot, frame));
-  const cudaError_t status = enqueue(slot, frame);
+  const cudaError_t status = enqueue(slot, queued, frame);
   if (status != cudaSuccess) {
     // What was enqueued before the failure may still read or write the frame: it finishes
     // before the caller gets the frame back with the error.
     cudaStreamSynchronize(slot.stream);
     return status;
   }
-  slot.frame = frame;
-  next_ = (next_ + 1) % depth();
-  ++in_flight_;
+  queued.frame = frame;
+  next_ = (next_ + 1) % capacity();
+  in_flight_.fetch_add(1, std::memory_order_release);
   return cudaSuccess;
 }
 
-cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
+cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &frame) {
   const std::size_t width = std::size_t(frame.width);
   const std::size_t height = std::size_t(frame.height);
   // Stages are packed for the copy engines (one contiguous copy) and keep their rows 16-byte
   // aligned for the zero-copy kernels, so staged frames can go zero-copy too.
-  slot.stage_pitch = zero_copy_ ? (width + 15) / 16 * 16 : width;
+  queued.stage_pitch = zero_copy_ ? (width + 15) / 16 * 16 : width;
 
   const PinnedView src_view = pinned_view(frame.src);
   HostPlane up{const_cast<std::uint8_t *>(frame.src), frame.src_pitch, src_view.device};
   if (!src_view.pinned) {
-    HISTEQ_CUDA_TRY(slot.stage_in.reserve(slot.stage_pitch * height));
-    copy_rows(slot.stage_in.data(), slot.stage_pitch, frame.src, frame.src_pitch, frame.width,
+    HISTEQ_CUDA_TRY(queued.stage_in.reserve(queued.stage_pitch * height));
+    copy_rows(queued.stage_in.data(), queued.stage_pitch, frame.src, frame.src_pitch, frame.width,
               frame.height);
-    up = {slot.stage_in.data(), slot.stage_pitch, slot.stage_in.d_data};
+    up = {queued.stage_in.data(), queued.stage_pitch, queued.stage_in.d_data};
   }
 
-  // Where the output lands: frame.dst when pinned, else the slot's stage (copied back in
+  // Where the output lands: frame.dst when pinned, else the frame's stage (copied back in
   // wait()). In place (the element's case), the source's answer holds for the destination: one
   // cudaPointerGetAttributes per frame instead of two.
   HostPlane down;
   const auto resolve_down = [&]() -> cudaError_t {
     const PinnedView dst_view = frame.dst == frame.src ? src_view : pinned_view(frame.dst);
-    slot.staged_out = !dst_view.pinned;
+    queued.staged_out = !dst_view.pinned;
     down = {frame.dst, frame.dst_pitch, dst_view.device};
-    if (slot.staged_out) {
-      HISTEQ_CUDA_TRY(slot.stage_out.reserve(slot.stage_pitch * height));
-      down = {slot.stage_out.data(), slot.stage_pitch, slot.stage_out.d_data};
+    if (queued.staged_out) {
+      HISTEQ_CUDA_TRY(queued.stage_out.reserve(queued.stage_pitch * height));
+      down = {queued.stage_out.data(), queued.stage_pitch, queued.stage_out.d_data};
     }
     return cudaSuccess;
   };
@@ -187,7 +205,7 @@ cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
         rows_in_chunks(planes.dst)) {
       HISTEQ_CUDA_TRY(slot.equalizer.equalize_zero_copy(planes, frame.range, slot.stream));
       ++zero_copy_frames_;
-      return cudaEventRecord(slot.done, slot.stream);
+      return cudaEventRecord(queued.done, slot.stream);
     }
   }
   // With the copy engines the upload goes out first: at depth 2 the time from a frame's
@@ -202,21 +220,23 @@ cudaError_t StreamRing::enqueue(Slot &slot, const HostFrame &frame) {
     HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_plane, slot.d_pitch, width,
                                       height, cudaMemcpyDeviceToHost, slot.stream));
   }
-  return cudaEventRecord(slot.done, slot.stream);
+  return cudaEventRecord(queued.done, slot.stream);
 }
 
 cudaError_t StreamRing::wait(std::uint64_t *tag) {
-  if (in_flight_ == 0) return cudaErrorNotReady;
-  Slot &slot = *slots_[(next_ - in_flight_ + depth()) % depth()];
-  --in_flight_;
-  HISTEQ_CUDA_TRY(cudaEventSynchronize(slot.done));
-  const HostFrame &frame = slot.frame;
-  if (slot.staged_out) {
-    copy_rows(frame.dst, frame.dst_pitch, slot.stage_out.data(), slot.stage_pitch, frame.width,
+  if (in_flight() == 0) return cudaErrorNotReady;
+  Queued &queued = *queued_[oldest_];
+  const cudaError_t status = cudaEventSynchronize(queued.done);
+  if (status == cudaSuccess && queued.staged_out) {
+    const HostFrame &frame = queued.frame;
+    copy_rows(frame.dst, frame.dst_pitch, queued.stage_out.data(), queued.stage_pitch, frame.width,
               frame.height);
   }
-  if (tag) *tag = frame.tag;
-  return cudaSuccess;
+  if (tag) *tag = queued.frame.tag;
+  // Handed back even on an error, so the submitting thread is never left waiting on it.
+  oldest_ = (oldest_ + 1) % capacity();
+  in_flight_.fetch_sub(1, std::memory_order_release);
+  return status;
 }
 
 cudaError_t StreamRing::discard() {
@@ -225,7 +245,8 @@ cudaError_t StreamRing::discard() {
     const cudaError_t status = cudaStreamSynchronize(slot->stream);
     if (first_error == cudaSuccess) first_error = status;
   }
-  in_flight_ = 0;
+  oldest_ = next_;
+  in_flight_.store(0, std::memory_order_release);
   return first_error;
 }
 

@@ -1,23 +1,34 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// Frames through a ring of CUDA streams, so that frame N+1's upload, frame N's histogram, scan
-// and LUT, and frame N-1's map and download overlap:
+// Frames through a ring of CUDA streams, so that one frame's upload overlaps the histogram, scan,
+// LUT, map and download of the frames before it:
 //
 //   histeq::cuda::StreamRing ring;
-//   ring.init(2, {});                          // depth 2 on the current device
+//   ring.init(2, {});                          // two slots on the current device
 //   for each frame:
 //     if (ring.full()) ring.wait(&tag);        // oldest frame's dst now holds its output
 //     ring.submit({src, src_pitch, dst, dst_pitch, width, height, range, tag});
 //   while (ring.in_flight()) ring.wait(&tag);  // drain (EOS)
+//
+// `depth` slots each own a stream and a device plane, so at most `depth` frames are on the GPU
+// at once. The ring takes twice as many frames (capacity()): a frame given to a busy slot is
+// queued on its stream behind the one there, so its upload starts the moment that frame's
+// download ends, with no host round trip between them. On the H100 that round trip (the event
+// reaching the host, the next copy issued) took 8-10 us of every frame at depth 2
+// (bench/README.md).
+//
+// One thread may submit while another waits (the cudahisteq element's streaming and output
+// threads); init, discard and destruction need the ring to themselves.
 //
 // Only the luma plane crosses PCIe, in one of two ways (Transfer, methods.h): DMA copies move
 // it to and from the slot's device plane around the kernels (the default), or the default
 // kernels read and write the pinned host plane themselves (zero-copy; rows that are not 16-byte
 // aligned take the copy engines). On the H100 the copy engines win from depth 2 on: the SMs'
 // own PCIe reads and writes barely overlap with traffic the other way (bench/README.md).
-// Pageable src/dst are staged through the slot's pinned buffers (a CPU copy each way).
+// Pageable src/dst are staged through pinned buffers (a CPU copy each way).
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -55,8 +66,10 @@ class StreamRing {
   cudaError_t init(int depth, KernelConfig config, Transfer transfer = Transfer::kCopyEngines);
 
   int depth() const { return int(slots_.size()); }
-  int in_flight() const { return in_flight_; }
-  bool full() const { return in_flight_ == depth(); }
+  // Frames the ring takes before wait() must hand one back: two per slot.
+  int capacity() const { return int(queued_.size()); }
+  int in_flight() const { return in_flight_.load(std::memory_order_acquire); }
+  bool full() const { return in_flight() == capacity(); }
 
   // Enqueues the frame and returns without waiting for the GPU (cudaErrorNotReady when full).
   cudaError_t submit(const HostFrame &frame);
@@ -70,16 +83,19 @@ class StreamRing {
 
  private:
   struct Slot;
+  struct Queued;
   cudaError_t prepare(Slot &slot, const HostFrame &frame);
   // Stages, uploads, equalizes and downloads the frame on the slot's stream and marks its end.
-  cudaError_t enqueue(Slot &slot, const HostFrame &frame);
+  cudaError_t enqueue(Slot &slot, Queued &queued, const HostFrame &frame);
 
   std::vector<std::unique_ptr<Slot>> slots_;
+  std::vector<std::unique_ptr<Queued>> queued_;  // frame n in queued_[n % capacity()]
   KernelConfig config_;
   bool zero_copy_ = false;
   std::uint64_t zero_copy_frames_ = 0;
-  int next_ = 0;  // slot of the next submit
-  int in_flight_ = 0;
+  int next_ = 0;    // queued_ index of the next submit (the submitting thread's)
+  int oldest_ = 0;  // queued_ index of the next wait (the waiting thread's)
+  std::atomic<int> in_flight_{0};
 };
 
 }  // namespace histeq::cuda

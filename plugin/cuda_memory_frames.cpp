@@ -71,7 +71,8 @@ void CudaMemoryFrames::release() {
     const ContextScope scope(context_);
     scratch_.reset();
   }
-  in_flight_ = 0;
+  oldest_ = next_;
+  in_flight_.store(0, std::memory_order_release);
   gst_clear_object(&context_);
 }
 
@@ -80,7 +81,8 @@ void CudaMemoryFrames::discard() {
     const ContextScope scope(context_);
     cudaStreamSynchronize(scratch_->stream);
   }
-  in_flight_ = 0;
+  oldest_ = next_;
+  in_flight_.store(0, std::memory_order_release);
 }
 
 gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *context) {
@@ -114,7 +116,7 @@ gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *cont
 GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *info,
                                        GstBuffer *buffer, histeq::OutputRange range,
                                        histeq::cuda::KernelConfig kernels) {
-  if (in_flight_ == kMaxInFlight) return cuda_failed(element, "submit", cudaErrorNotReady);
+  if (in_flight() == kMaxInFlight) return cuda_failed(element, "submit", cudaErrorNotReady);
   const ContextScope scope(context_);
   if (!scope.pushed())
     return cuda_failed(element, "gst_cuda_context_push", cudaErrorDeviceUninitialized);
@@ -131,7 +133,7 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
       static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
       GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0), GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0),
       std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
-  const int slot = (oldest_ + in_flight_) % kMaxInFlight;
+  const int slot = next_;
   cudaError_t status = scratch_->equalizer.equalize(luma, range, kernels, scratch_->stream);
   const char *call = "DeviceEqualizer::equalize";
   if (status == cudaSuccess) {
@@ -145,15 +147,16 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
   // that the newest bytes are on the device.
   gst_video_frame_unmap(&frame);
   if (status != cudaSuccess) return cuda_failed(element, call, status);
-  ++in_flight_;
+  next_ = (next_ + 1) % kMaxInFlight;
+  in_flight_.fetch_add(1, std::memory_order_release);
   return GST_FLOW_OK;
 }
 
 GstFlowReturn CudaMemoryFrames::wait_oldest(GstElement *element) {
-  if (in_flight_ == 0) return cuda_failed(element, "wait_oldest", cudaErrorNotReady);
+  if (in_flight() == 0) return cuda_failed(element, "wait_oldest", cudaErrorNotReady);
   const ContextScope scope(context_);
   const cudaError_t status = cudaEventSynchronize(scratch_->done[oldest_]);
   oldest_ = (oldest_ + 1) % kMaxInFlight;
-  --in_flight_;
+  in_flight_.fetch_sub(1, std::memory_order_release);
   return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, "cudaEventSynchronize", status);
 }

@@ -5,7 +5,10 @@
 // other nvcodec elements) are equalized in place in device memory, inside the pipeline's
 // GstCudaContext. Our kernels use the CUDA runtime; with that context pushed on the calling
 // thread, the runtime works in it, so the device pointers GStreamer hands out are ours to use.
+// One thread may submit while another waits (the element's streaming and output threads);
+// use_context, discard and release need it to themselves.
 
+#include <atomic>
 #include <memory>
 
 #include <gst/cuda/gstcudacontext.h>
@@ -17,8 +20,8 @@
 
 class CudaMemoryFrames {
  public:
-  // As many as the depth property allows.
-  static constexpr int kMaxInFlight = histeq::cuda::StreamRing::kMaxDepth;
+  // As many as the element lets the ring take at its largest depth.
+  static constexpr int kMaxInFlight = 2 * histeq::cuda::StreamRing::kMaxDepth;
 
   CudaMemoryFrames();
   ~CudaMemoryFrames();  // waits for the frames in flight, frees the scratch inside its context
@@ -36,7 +39,7 @@ class CudaMemoryFrames {
                        histeq::OutputRange range, histeq::cuda::KernelConfig kernels);
   // Waits until the oldest submitted frame is equalized, so downstream may read it.
   GstFlowReturn wait_oldest(GstElement *element);
-  int in_flight() const { return in_flight_; }
+  int in_flight() const { return in_flight_.load(std::memory_order_acquire); }
   // Waits for every frame in flight and forgets them (flush).
   void discard();
 
@@ -48,8 +51,9 @@ class CudaMemoryFrames {
 
   GstCudaContext *context_ = nullptr;
   std::unique_ptr<Scratch> scratch_;
-  int oldest_ = 0;  // event slot of the oldest frame in flight
-  int in_flight_ = 0;
+  int next_ = 0;    // event slot of the next submit (the submitting thread's)
+  int oldest_ = 0;  // event slot of the oldest frame in flight (the waiting thread's)
+  std::atomic<int> in_flight_{0};
 };
 
 // The CUDA device a context was made on.

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // cudahisteq: frames go through the engine's ring of CUDA streams. submit_input_buffer maps a
-// frame and enqueues its luma plane; generate_output hands frames back in order once the ring
-// is full (depth - 1 frames stay in flight), so upload, equalization and download of
-// neighbouring frames overlap.
+// frame and enqueues its luma plane on the GPU; an output task on the src pad takes the frames
+// back in order and pushes each one as soon as the GPU is done with it. The streaming thread
+// only waits when the ring is full, so the next frames' uploads are already queued on the GPU
+// behind the ones before them, and no frame waits for the next one to arrive.
 #include "gstcudahisteq.h"
 
-#include <deque>
 #include <memory>
 
 #include <cuda_runtime_api.h>
@@ -17,6 +17,7 @@
 #include "cuda_enums.h"
 #include "cuda_memory_frames.h"
 #include "luma_frame.h"
+#include "output_queue.h"
 #include "pinned_allocator.h"
 #include "stream_ring.h"
 
@@ -36,47 +37,36 @@ struct Settings {
   histeq::cuda::KernelConfig kernels;
 };
 
-// A frame between submit and output. GAP buffers pass through the same queue, untouched, so
-// order is kept. Frames in flight are in the ring (system memory) or in CudaMemoryFrames
-// (CUDA memory), never both at once: each kind waits for the other's to finish first.
-struct PendingFrame {
-  GstBuffer *buffer = nullptr;
-  GstVideoFrame frame{};
-  bool mapped = false;
-  bool in_cuda_memory = false;
-  bool done = false;
-};
-
-// Streaming-thread state (start/stop, set_info, submit, generate, sink events).
+// Set up in start(), dropped in stop(); between them the streaming thread submits to the ring
+// and to cuda_frames while the output task waits on them (each takes one submitter and one
+// waiter), and `output` carries the frames from one thread to the other, in order. GAP buffers
+// pass through the same queue, untouched.
 struct CudaHistEqState {
   int device = 0;
   Settings settings;  // as of start(): depth and kernels cannot change mid-stream
   std::unique_ptr<histeq::cuda::StreamRing> ring;
-  std::deque<PendingFrame> pending;
+  OutputQueue output;
   histeq::OutputRange range = histeq::full_range(8);
-  GstAllocator *pinned = nullptr;  // offered upstream while started
-  bool cuda_caps = false;          // negotiated video/x-raw(memory:CUDAMemory)
-  CudaMemoryFrames cuda_frames;    // the zero-copy path, in the pipeline's CUDA context
-  GstClockTime last_pts = GST_CLOCK_TIME_NONE;  // for frame intervals without a frame rate
-  bool discont_after_drop = false;              // QoS dropped the frame before the next one
+  GstAllocator *pinned = nullptr;   // offered upstream while started
+  bool cuda_caps = false;           // negotiated video/x-raw(memory:CUDAMemory)
+  CudaMemoryFrames cuda_frames;     // the zero-copy path, in the pipeline's CUDA context
+  bool discont_after_drop = false;  // QoS dropped the frame before the next one
 };
 
 }  // namespace
 
 struct _GstCudaHistEq {
   GstVideoFilter parent;
-  // Guarded by the object lock. The ring is built from `settings` at start; `active_depth` is
-  // its depth while started (0 when stopped), `fps_n`/`fps_d` the negotiated frame rate (fps_n
-  // 0 when unknown) and `frame_interval`, when it is unknown, the longest frame interval seen
-  // and an eighth more; all read by latency queries from other threads.
+  // Guarded by the object lock: the properties, and whether the element is started (a
+  // property set then takes effect at the next start).
   Settings settings;
-  guint active_depth;
-  gint fps_n, fps_d;
-  GstClockTime frame_interval;
+  bool started;
   CudaHistEqState *state;
   // The pipeline's GstCudaContext, shared with nvcodec elements through context queries and
   // set_context (GStreamer's own locking of those; read by the streaming thread once found).
   GstCudaContext *context;
+  // The base class's src pad activation, which ours wraps to run the output task.
+  GstPadActivateModeFunction parent_src_activate_mode;
 };
 
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_VIDEO_FILTER)
@@ -85,17 +75,8 @@ GST_ELEMENT_REGISTER_DEFINE(cudahisteq, "cudahisteq", GST_RANK_NONE, GST_TYPE_CU
 static void gst_cuda_hist_eq_release(PendingFrame &pending) {
   if (pending.mapped) gst_video_frame_unmap(&pending.frame);
   pending.mapped = false;
-}
-
-static void gst_cuda_hist_eq_drop_pending(GstCudaHistEq *self) {
-  CudaHistEqState &state = *self->state;
-  if (state.ring) state.ring->discard();
-  state.cuda_frames.discard();
-  for (PendingFrame &pending : state.pending) {
-    gst_cuda_hist_eq_release(pending);
-    gst_buffer_unref(pending.buffer);
-  }
-  state.pending.clear();
+  gst_buffer_unref(pending.buffer);
+  pending.buffer = nullptr;
 }
 
 static GstFlowReturn gst_cuda_hist_eq_cuda_error(GstCudaHistEq *self, const char *call,
@@ -122,6 +103,72 @@ static GstFlowReturn gst_cuda_hist_eq_use_device(GstCudaHistEq *self) {
   const cudaError_t status = cudaSetDevice(self->state->device);
   return status == cudaSuccess ? GST_FLOW_OK
                                : gst_cuda_hist_eq_cuda_error(self, "cudaSetDevice", status);
+}
+
+// Waits until the GPU is done with the oldest frame of its kind (in the ring, or in CUDA
+// memory), then unmaps it.
+static GstFlowReturn gst_cuda_hist_eq_finish(GstCudaHistEq *self, PendingFrame &pending) {
+  CudaHistEqState &state = *self->state;
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (pending.in_cuda_memory) {
+    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self));
+  } else if ((ret = gst_cuda_hist_eq_use_device(self)) == GST_FLOW_OK) {
+    const cudaError_t status = state.ring->wait(nullptr);
+    if (status != cudaSuccess) ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
+  }
+  state.output.notify();
+  if (pending.mapped) gst_video_frame_unmap(&pending.frame);
+  pending.mapped = false;
+  return ret;
+}
+
+// The output task: one frame per call, in order, pushed once done. After a flush, a failure
+// downstream or on the GPU, the frames still in flight are finished and dropped instead, and
+// the streaming thread hands the failure upstream.
+static void gst_cuda_hist_eq_output_loop(gpointer data) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(data);
+  CudaHistEqState &state = *self->state;
+  PendingFrame pending;
+  bool deliver = false;
+  if (!state.output.front(&pending, &deliver)) {
+    gst_pad_pause_task(GST_BASE_TRANSFORM_SRC_PAD(self));
+    return;
+  }
+  GstFlowReturn ret = pending.done ? GST_FLOW_OK : gst_cuda_hist_eq_finish(self, pending);
+  if (ret == GST_FLOW_OK && deliver) {
+    GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " out",
+                   GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)));
+    ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), pending.buffer);
+    if (ret != GST_FLOW_OK)
+      GST_DEBUG_OBJECT(self, "downstream answered %s", gst_flow_get_name(ret));
+  } else {
+    gst_buffer_unref(pending.buffer);
+  }
+  state.output.pop_front(ret);
+}
+
+// Stops the output task and releases every frame it had not pushed (pad deactivation, stop).
+static void gst_cuda_hist_eq_stop_output(GstCudaHistEq *self) {
+  CudaHistEqState &state = *self->state;
+  state.output.close();
+  gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(self));
+  if (state.ring) state.ring->discard();
+  state.cuda_frames.discard();
+  for (PendingFrame &pending : state.output.take_all()) gst_cuda_hist_eq_release(pending);
+}
+
+static gboolean gst_cuda_hist_eq_src_activate_mode(GstPad *pad, GstObject *parent, GstPadMode mode,
+                                                   gboolean active) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(parent);
+  if (mode == GST_PAD_MODE_PUSH) {
+    if (active) {
+      self->state->output.open();
+      if (!gst_pad_start_task(pad, gst_cuda_hist_eq_output_loop, self, nullptr)) return FALSE;
+    } else {
+      gst_cuda_hist_eq_stop_output(self);
+    }
+  }
+  return self->parent_src_activate_mode(pad, parent, mode, active);
 }
 
 static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
@@ -163,71 +210,40 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
   }
   state.pinned = GST_ALLOCATOR(gst_object_ref_sink(gst_hist_eq_pinned_allocator_new()));
   GST_OBJECT_LOCK(self);
-  self->active_depth = state.settings.depth;
+  self->started = true;
   GST_OBJECT_UNLOCK(self);
-  GST_INFO_OBJECT(self, "CUDA device %d, %u frames in flight", state.device, state.settings.depth);
+  GST_INFO_OBJECT(self, "CUDA device %d, %u slots, up to %d frames in flight", state.device,
+                  state.settings.depth, state.ring->capacity());
   return TRUE;
 }
 
 static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
-  gst_cuda_hist_eq_drop_pending(self);
+  gst_cuda_hist_eq_stop_output(self);
   self->state->ring.reset();
   self->state->cuda_frames.release();
   self->state->cuda_caps = false;
   gst_clear_object(&self->context);
   gst_clear_object(&self->state->pinned);
-  self->state->last_pts = GST_CLOCK_TIME_NONE;
   self->state->discont_after_drop = false;
   GST_OBJECT_LOCK(self);
-  self->active_depth = 0;
-  self->frame_interval = 0;
+  self->started = false;
   GST_OBJECT_UNLOCK(self);
   return TRUE;
 }
 
-static int gst_cuda_hist_eq_in_flight(CudaHistEqState &state, bool in_cuda_memory) {
-  if (in_cuda_memory) return state.cuda_frames.in_flight();
-  return state.ring ? state.ring->in_flight() : 0;
-}
-
-// Waits for the oldest frame in flight of one kind; it is the oldest not-done entry of that
-// kind in the queue.
-static GstFlowReturn gst_cuda_hist_eq_finish_oldest(GstCudaHistEq *self, bool in_cuda_memory) {
-  CudaHistEqState &state = *self->state;
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (in_cuda_memory) {
-    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self));
-  } else if ((ret = gst_cuda_hist_eq_use_device(self)) == GST_FLOW_OK) {
-    std::uint64_t tag = 0;
-    const cudaError_t status = state.ring->wait(&tag);
-    if (status != cudaSuccess) ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
-  }
-  if (ret != GST_FLOW_OK) return ret;
-  for (PendingFrame &pending : state.pending) {
-    if (!pending.done && pending.in_cuda_memory == in_cuda_memory) {
-      GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " done",
-                     GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)));
-      pending.done = true;
-      gst_cuda_hist_eq_release(pending);
-      break;
-    }
-  }
-  return GST_FLOW_OK;
-}
-
-static GstFlowReturn gst_cuda_hist_eq_finish_all(GstCudaHistEq *self, bool in_cuda_memory) {
-  GstFlowReturn ret = GST_FLOW_OK;
-  while (ret == GST_FLOW_OK && gst_cuda_hist_eq_in_flight(*self->state, in_cuda_memory) > 0)
-    ret = gst_cuda_hist_eq_finish_oldest(self, in_cuda_memory);
-  return ret;
+// Blocks until every frame submitted so far has left (serialized events such as EOS, a caps
+// change or a GAP; reconfigure; drain queries; a new CUDA context), and returns how the last
+// pushes went.
+static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
+  return self->state->output.wait_until_empty();
 }
 
 // Moves the zero-copy path into the context of upstream's memory, unless device-id names
-// another GPU than the one that memory lives on.
+// another GPU than the one that memory lives on. The frames in flight leave first.
 static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCudaContext *owner) {
   CudaHistEqState &state = *self->state;
-  const GstFlowReturn ret = gst_cuda_hist_eq_finish_all(self, true);
+  const GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
   if (ret != GST_FLOW_OK) return ret;
   const guint device = histeq_cuda_context_device(owner);
   if (state.settings.device_id >= 0 && guint(state.settings.device_id) != device) {
@@ -243,15 +259,15 @@ static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCuda
 }
 
 // A frame in GstCudaMemory: equalized in place on the device, in the memory's own context,
-// with up to `depth` such frames in flight, after the ring's (so frames leave in order).
+// with as many such frames in flight as the ring takes.
 static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, GstBuffer *input) {
   CudaHistEqState &state = *self->state;
   GstCudaContext *owner = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(input, 0))->context;
-  GstFlowReturn ret = gst_cuda_hist_eq_finish_all(self, false);
-  if (ret == GST_FLOW_OK && owner != state.cuda_frames.context())
-    ret = gst_cuda_hist_eq_adopt_context(self, owner);
-  if (ret == GST_FLOW_OK && state.cuda_frames.in_flight() == int(state.settings.depth))
-    ret = gst_cuda_hist_eq_finish_oldest(self, true);
+  GstFlowReturn ret = GST_FLOW_OK;
+  if (owner != state.cuda_frames.context()) ret = gst_cuda_hist_eq_adopt_context(self, owner);
+  const int capacity = state.ring->capacity();
+  if (ret == GST_FLOW_OK)
+    ret = state.output.wait_for_room([&] { return state.cuda_frames.in_flight() < capacity; });
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(input);
     return ret;
@@ -267,149 +283,15 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
   }
   GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " submitted in CUDA memory, %d in flight",
                  GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.cuda_frames.in_flight());
-  state.pending.push_back(pending);
+  state.output.append(pending);
   return GST_FLOW_OK;
 }
 
-// Pushes every frame still in flight, in order (serialized events such as EOS, a caps change or
-// a GAP; reconfigure; drain queries; a DISCONT buffer; a frame QoS dropped).
-static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
+// A frame in system memory: mapped, then its luma plane goes through the ring, once the ring
+// has room.
+static GstFlowReturn gst_cuda_hist_eq_submit_to_ring(GstCudaHistEq *self, GstBuffer *input) {
   CudaHistEqState &state = *self->state;
-  while (!state.pending.empty()) {
-    if (!state.pending.front().done) {
-      const GstFlowReturn ret =
-          gst_cuda_hist_eq_finish_oldest(self, state.pending.front().in_cuda_memory);
-      if (ret != GST_FLOW_OK) {
-        gst_cuda_hist_eq_drop_pending(self);
-        return ret;
-      }
-    }
-    GstBuffer *buffer = state.pending.front().buffer;
-    state.pending.pop_front();
-    const GstFlowReturn ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), buffer);
-    if (ret != GST_FLOW_OK) {
-      gst_cuda_hist_eq_drop_pending(self);
-      return ret;
-    }
-  }
-  return GST_FLOW_OK;
-}
-
-// The latency the frames held in the ring add: depth - 1 frame durations, from the caps' frame
-// rate, else from the frame intervals seen. Takes the object lock.
-static GstClockTime gst_cuda_hist_eq_added_latency(GstCudaHistEq *self) {
-  GST_OBJECT_LOCK(self);
-  const guint held = (self->active_depth ? self->active_depth : self->settings.depth) - 1;
-  const GstClockTime added =
-      self->fps_n > 0 ? gst_util_uint64_scale_int(held * GST_SECOND, self->fps_d, self->fps_n)
-                      : held * self->frame_interval;
-  GST_OBJECT_UNLOCK(self);
-  return added;
-}
-
-// Without a frame rate in the caps (a variable-rate camera), the latency the held frames add is
-// learned from the frames: each one's duration, else the gap since the previous one. A longer
-// interval than any before raises it (by an eighth more, so jitter does not raise it again on
-// every frame) and a LATENCY message makes the pipeline ask again. A GAP buffer's duration and
-// the gap across a DISCONT (or a GAP, SEGMENT or STREAM_START event, see sink_event) are missing
-// time, not a frame interval, and are not counted; nor is an interval over 2^60 ns (36 years), a
-// broken timestamp that would overflow the latency sums.
-static void gst_cuda_hist_eq_observe_interval(GstCudaHistEq *self, GstBuffer *buffer) {
-  CudaHistEqState &state = *self->state;
-  const GstClockTime pts = GST_BUFFER_PTS(buffer);
-  if (GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP)) {
-    state.last_pts = GST_CLOCK_TIME_NONE;
-    return;
-  }
-  if (GST_BUFFER_IS_DISCONT(buffer)) state.last_pts = GST_CLOCK_TIME_NONE;
-  GstClockTime interval = GST_BUFFER_DURATION(buffer);
-  if (!GST_CLOCK_TIME_IS_VALID(interval) && GST_CLOCK_TIME_IS_VALID(pts) &&
-      GST_CLOCK_TIME_IS_VALID(state.last_pts) && pts > state.last_pts)
-    interval = pts - state.last_pts;
-  state.last_pts = pts;
-  if (!GST_CLOCK_TIME_IS_VALID(interval) || interval > (GstClockTime(1) << 60) ||
-      state.settings.depth < 2)
-    return;
-  GST_OBJECT_LOCK(self);
-  const bool longer = self->fps_n == 0 && interval > self->frame_interval;
-  if (longer) self->frame_interval = interval + interval / 8;
-  GST_OBJECT_UNLOCK(self);
-  if (longer) {
-    GST_DEBUG_OBJECT(self,
-                     "no frame rate, a frame interval of %" GST_TIME_FORMAT ": the latency grows",
-                     GST_TIME_ARGS(interval));
-    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
-  }
-}
-
-static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans,
-                                                          gboolean is_discont, GstBuffer *input) {
-  GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
-  CudaHistEqState &state = *self->state;
-  GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " in", GST_TIME_ARGS(GST_BUFFER_PTS(input)));
-  gst_cuda_hist_eq_observe_interval(self, input);
-  // Downstream asked for new caps (a RECONFIGURE event). The base class's submit below would
-  // answer it with frames still in flight; they leave first, under their caps.
-  if (gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans))) {
-    GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
-    if (ret == GST_FLOW_OK && !gst_base_transform_reconfigure(trans))
-      ret = GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
-                                                                   : GST_FLOW_NOT_NEGOTIATED;
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref(input);
-      return ret;
-    }
-  }
-  // The base class marks the next buffer it pushes DISCONT when a DISCONT buffer comes in; with
-  // older frames in flight that would be one of them. They leave first, and generate_output
-  // hands this one back at once, so the next buffer out is this one, with its own flag.
-  if (GST_BUFFER_IS_DISCONT(input)) {
-    const GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
-    if (ret != GST_FLOW_OK) {
-      gst_buffer_unref(input);
-      return ret;
-    }
-  }
-  // The base class's own submit does QoS (the qos property): it drops a frame the sink would
-  // only show late, posts the QoS message and marks the next frame out DISCONT. The frames in
-  // flight leave first, so that mark lands on the frame after the dropped one.
-  GstFlowReturn ret = GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)
-                          ->submit_input_buffer(trans, is_discont, input);
-  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
-    GST_DEBUG_OBJECT(self, "QoS dropped a late frame");
-    state.discont_after_drop = true;
-    const GstFlowReturn drained = gst_cuda_hist_eq_drain(self);
-    return drained == GST_FLOW_OK ? ret : drained;
-  }
-  if (ret != GST_FLOW_OK) return ret;
-  input = trans->queued_buf;
-  trans->queued_buf = nullptr;
-  // The frame after a dropped one carries its own DISCONT flag, so it leaves like any DISCONT
-  // frame (see generate_output), even if an event's drain comes in between.
-  if (state.discont_after_drop) {
-    input = gst_buffer_make_writable(input);
-    GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT);
-    state.discont_after_drop = false;
-  }
-
   PendingFrame pending;
-  if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP)) {
-    pending.buffer = input;
-    pending.done = true;
-    state.pending.push_back(pending);
-    return GST_FLOW_OK;
-  }
-  // CUDAMemory caps do not promise CUDA memory; anything else goes through the ring.
-  if (state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
-      gst_is_cuda_memory(gst_buffer_peek_memory(input, 0)))
-    return gst_cuda_hist_eq_submit_cuda_memory(self, input);
-  ret = gst_cuda_hist_eq_finish_all(self, true);
-  if (ret == GST_FLOW_OK && state.ring->full()) ret = gst_cuda_hist_eq_finish_oldest(self, false);
-  if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_use_device(self);
-  if (ret != GST_FLOW_OK) {
-    gst_buffer_unref(input);
-    return ret;
-  }
   pending.buffer = gst_buffer_make_writable(input);
   if (!histeq_map_frame(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info, pending.buffer,
                         &pending.frame)) {
@@ -424,64 +306,111 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   host.width = luma.width;
   host.height = luma.height;
   host.range = state.range;
-  const cudaError_t status = state.ring->submit(host);
-  if (status != cudaSuccess) {
-    // Not in the ring, so not queued: the queue's not-done frames are the ring's, in order.
+  GstFlowReturn ret = state.output.wait_for_room([&] { return !state.ring->full(); });
+  if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_use_device(self);
+  if (ret == GST_FLOW_OK) {
+    const cudaError_t status = state.ring->submit(host);
+    if (status != cudaSuccess)
+      ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::submit", status);
+  }
+  if (ret != GST_FLOW_OK) {
     gst_cuda_hist_eq_release(pending);
-    gst_buffer_unref(pending.buffer);
-    return gst_cuda_hist_eq_cuda_error(self, "StreamRing::submit", status);
+    return ret;
   }
   GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " submitted, %d in flight",
                  GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.ring->in_flight());
-  state.pending.push_back(pending);
+  state.output.append(pending);
   return GST_FLOW_OK;
 }
 
-// Hands back the oldest frame once it is done, once holding it would exceed depth - 1 frames in
-// flight, or at once when it is a DISCONT frame.
-static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *trans, GstBuffer **outbuf) {
+static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans,
+                                                          gboolean is_discont, GstBuffer *input) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
-  *outbuf = nullptr;
-  if (state.pending.empty()) return GST_FLOW_OK;
-  const PendingFrame &front = state.pending.front();
-  if (!front.done) {
-    // A DISCONT frame leaves in the chain call that brought it (the frames before it left first,
-    // see submit_input_buffer), so the base class spends its pending DISCONT mark on it. Held,
-    // it could leave through a drain instead, and the mark would land on a later frame.
-    if (!GST_BUFFER_IS_DISCONT(front.buffer) &&
-        gst_cuda_hist_eq_in_flight(state, front.in_cuda_memory) < int(state.settings.depth))
-      return GST_FLOW_OK;
-    const GstFlowReturn ret = gst_cuda_hist_eq_finish_oldest(self, front.in_cuda_memory);
-    if (ret != GST_FLOW_OK) return ret;
+  GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " in", GST_TIME_ARGS(GST_BUFFER_PTS(input)));
+  // Downstream's failure (EOS, not-linked, an error) goes back upstream with the next frame.
+  GstFlowReturn ret = state.output.flow();
+  if (ret != GST_FLOW_OK) {
+    gst_buffer_unref(input);
+    return ret;
   }
-  *outbuf = state.pending.front().buffer;
-  state.pending.pop_front();
+  // Downstream asked for new caps (a RECONFIGURE event). The base class's submit below would
+  // answer it with frames still in flight; they leave first, under their caps.
+  if (gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans))) {
+    ret = gst_cuda_hist_eq_drain(self);
+    if (ret == GST_FLOW_OK && !gst_base_transform_reconfigure(trans))
+      ret = GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
+                                                                   : GST_FLOW_NOT_NEGOTIATED;
+    if (ret != GST_FLOW_OK) {
+      gst_buffer_unref(input);
+      return ret;
+    }
+  }
+  // The base class's own submit does QoS (the qos property): it drops a frame the sink would
+  // only show late and posts the QoS message. Its DISCONT mark for the next frame out would
+  // only reach buffers the base class pushes itself, so the next frame carries its own.
+  ret = GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)
+            ->submit_input_buffer(trans, is_discont, input);
+  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
+    GST_DEBUG_OBJECT(self, "QoS dropped a late frame");
+    state.discont_after_drop = true;
+    return ret;
+  }
+  if (ret != GST_FLOW_OK) return ret;
+  input = trans->queued_buf;
+  trans->queued_buf = nullptr;
+  if (state.discont_after_drop) {
+    input = gst_buffer_make_writable(input);
+    GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT);
+    state.discont_after_drop = false;
+  }
+
+  if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP)) {
+    PendingFrame gap;
+    gap.buffer = input;
+    gap.done = true;
+    state.output.append(gap);
+    return GST_FLOW_OK;
+  }
+  // CUDAMemory caps do not promise CUDA memory; anything else goes through the ring.
+  if (state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
+      gst_is_cuda_memory(gst_buffer_peek_memory(input, 0)))
+    return gst_cuda_hist_eq_submit_cuda_memory(self, input);
+  return gst_cuda_hist_eq_submit_to_ring(self, input);
+}
+
+// Frames leave from the output task, never from the chain function.
+static GstFlowReturn gst_cuda_hist_eq_generate_output(GstBaseTransform *, GstBuffer **outbuf) {
+  *outbuf = nullptr;
   return GST_FLOW_OK;
 }
 
 static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *event) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
-  // A serialized event keeps its place behind the frames that came before it: frames in flight
-  // leave first (EOS, a caps change, but also a GAP event, a new stream or a tag, which would
-  // otherwise overtake them). A flush drops them instead.
-  if (GST_EVENT_TYPE(event) == GST_EVENT_FLUSH_STOP) {
-    gst_cuda_hist_eq_drop_pending(self);
-    self->state->last_pts = GST_CLOCK_TIME_NONE;
-    self->state->discont_after_drop = false;
-  } else if (GST_EVENT_IS_SERIALIZED(event) && self->state->ring) {
-    gst_cuda_hist_eq_drain(self);
+  CudaHistEqState &state = *self->state;
+  // A flush drops the frames in flight: FLUSH_START wakes a streaming thread waiting for room
+  // and turns the output task's pushes into drops; FLUSH_STOP waits until it has dropped them
+  // all, then lets frames through again. Any other serialized event keeps its place behind the
+  // frames that came before it: they leave first (EOS, a caps change, but also a GAP event, a
+  // new stream or a tag, which would otherwise overtake them).
+  switch (GST_EVENT_TYPE(event)) {
+    case GST_EVENT_FLUSH_START:
+      state.output.set_flushing(true);
+      break;
+    case GST_EVENT_FLUSH_STOP:
+      gst_cuda_hist_eq_drain(self);
+      state.output.set_flushing(false);
+      state.discont_after_drop = false;
+      break;
+    default:
+      if (GST_EVENT_IS_SERIALIZED(event)) gst_cuda_hist_eq_drain(self);
+      break;
   }
-  // The time across a GAP event (frames that never came), into a new segment or a new stream is
-  // no frame interval.
-  if (GST_EVENT_TYPE(event) == GST_EVENT_GAP || GST_EVENT_TYPE(event) == GST_EVENT_SEGMENT ||
-      GST_EVENT_TYPE(event) == GST_EVENT_STREAM_START)
-    self->state->last_pts = GST_CLOCK_TIME_NONE;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
 }
 
-// Frames held in the ring add depth - 1 frame durations of latency (frame intervals seen, when
-// the caps have no frame rate); a DRAIN query pushes them.
+// A DRAIN query pushes the frames in flight. The element holds no frame back past the time the
+// GPU takes, so it adds no latency to the LATENCY query (the base class forwards it as is).
 static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection direction,
                                        GstQuery *query) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
@@ -490,22 +419,10 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
     return TRUE;
   // Upstream wants its buffers back (a decoder before it reuses or frees them): the frames in
   // flight leave first, then the query goes on downstream.
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_DRAIN && self->state->ring &&
+  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_DRAIN &&
       gst_cuda_hist_eq_drain(self) != GST_FLOW_OK)
     return FALSE;
-  if (!GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->query(trans, direction, query))
-    return FALSE;
-  if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_LATENCY) {
-    gboolean live;
-    GstClockTime min, max;
-    gst_query_parse_latency(query, &live, &min, &max);
-    const GstClockTime added = gst_cuda_hist_eq_added_latency(self);
-    min += added;
-    if (GST_CLOCK_TIME_IS_VALID(max)) max += added;
-    GST_DEBUG_OBJECT(self, "adding %" GST_TIME_FORMAT " of latency", GST_TIME_ARGS(added));
-    gst_query_set_latency(query, live, min, max);
-  }
-  return TRUE;
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->query(trans, direction, query);
 }
 
 // Sets `config` on `pool`. A pool may answer FALSE after adjusting the configuration (the CUDA
@@ -533,11 +450,10 @@ static bool gst_cuda_hist_eq_configure_pool(GstBufferPool *pool, GstStructure *c
 }
 
 // Offers upstream a pool of page-locked buffers (with GstVideoMeta), enough for the frames in
-// flight plus the ones being filled, so frames are DMA'd without a staging copy. It has no
-// maximum: the element works in place, so these buffers travel on downstream, where an encoder
-// may hold dozens of them, and a cap would stall upstream.
-// Not chained up: the parent would forward the query downstream before negotiation, or put its
-// own system-memory pool first.
+// flight (two per slot) plus the ones being filled, so frames are DMA'd without a staging copy. It
+// has no maximum: the element works in place, so these buffers travel on downstream, where an
+// encoder may hold dozens of them, and a cap would stall upstream. Not chained up: the parent would
+// forward the query downstream before negotiation, or put its own system-memory pool first.
 static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, GstQuery *,
                                                     GstQuery *query) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
@@ -547,7 +463,7 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   gst_query_parse_allocation(query, &caps, &need_pool);
   GstVideoInfo info;
   if (!caps || !gst_video_info_from_caps(&info, caps)) return TRUE;
-  const guint buffers = self->state->settings.depth + 2;
+  const guint buffers = 2 * self->state->settings.depth + 2;
   if (gst_caps_features_contains(gst_caps_get_features(caps, 0),
                                  GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
     if (need_pool && self->context) {
@@ -593,16 +509,6 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(filter);
   CudaHistEqState &state = *self->state;
   state.range = histeq_output_range(in_info);
-  // The frame interval learned without a frame rate is kept: new caps of the same camera (a
-  // new size, say) do not make its frames come faster. A frame rate gained or lost changes the
-  // latency the held frames add.
-  const GstClockTime latency_before = gst_cuda_hist_eq_added_latency(self);
-  GST_OBJECT_LOCK(self);
-  self->fps_n = GST_VIDEO_INFO_FPS_N(in_info);
-  self->fps_d = GST_VIDEO_INFO_FPS_D(in_info);
-  GST_OBJECT_UNLOCK(self);
-  if (gst_cuda_hist_eq_added_latency(self) != latency_before)
-    gst_element_post_message(GST_ELEMENT(self), gst_message_new_latency(GST_OBJECT(self)));
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
                                                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!state.cuda_caps) return TRUE;
@@ -681,7 +587,7 @@ static void gst_cuda_hist_eq_set_property(GObject *object, guint prop_id, const 
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
-  const bool running = self->active_depth != 0;
+  const bool running = self->started;
   GST_OBJECT_UNLOCK(self);
   if (running)
     GST_WARNING_OBJECT(self, "%s changed while running: takes effect when the element next starts",
@@ -736,9 +642,11 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   g_object_class_install_property(
       gobject_class, PROP_DEPTH,
       g_param_spec_uint("depth", "Depth",
-                        "Frames in flight on the GPU; each one past the first adds a frame of "
-                        "latency and lets upload, equalization and download overlap (1 = "
-                        "synchronous)",
+                        "Frames on the GPU at once, each in its own CUDA stream and device "
+                        "plane: from 2 on, one frame's upload overlaps the equalization and "
+                        "download of the one before (1 = one at a time). Each stream also queues "
+                        "the next frame behind its own. Frames leave as soon as they are done, "
+                        "so depth adds no latency",
                         1, histeq::cuda::StreamRing::kMaxDepth, kDefaultDepth, flags));
   g_object_class_install_property(
       gobject_class, PROP_HISTOGRAM_METHOD,
@@ -786,4 +694,8 @@ static void gst_cuda_hist_eq_init(GstCudaHistEq *self) {
   self->settings = Settings();
   self->state = new CudaHistEqState();
   gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
+  // The output task lives while the src pad is active, like a queue's.
+  GstPad *src = GST_BASE_TRANSFORM_SRC_PAD(self);
+  self->parent_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC(src);
+  gst_pad_set_activatemode_function(src, gst_cuda_hist_eq_src_activate_mode);
 }

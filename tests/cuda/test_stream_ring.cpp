@@ -2,6 +2,7 @@
 // Frames through the stream ring: in order, bit-exact with the CPU core, pinned and pageable.
 #include <algorithm>
 #include <deque>
+#include <thread>
 
 #include "gpu_frames.h"
 #include "gpu_test_support.h"
@@ -82,7 +83,7 @@ TEST_P(RingDepth, FramesComeBackInOrderAndBitExact) {
     host.range = limited ? histeq::limited_range(8) : histeq::full_range(8);
     host.tag = std::uint64_t(i);
     ASSERT_CUDA(ring.submit(host));
-    EXPECT_LE(ring.in_flight(), depth);
+    EXPECT_LE(ring.in_flight(), 2 * depth);
   }
   while (ring.in_flight()) {
     std::uint64_t tag = 0;
@@ -125,6 +126,50 @@ INSTANTIATE_TEST_SUITE_P(Depths, RingDepth,
                            return name;
                          });
 
+// The cudahisteq element's shape: its streaming thread submits while its output thread waits.
+// Pageable frames, so each one's stages are reused while other frames are queued.
+TEST(StreamRing, OneThreadSubmitsWhileAnotherWaits) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  StreamRing ring;
+  ASSERT_CUDA(ring.init(2, {}));
+  constexpr int kFrames = 48, kWidth = 257, kHeight = 131;
+  std::vector<std::vector<std::uint8_t>> frames, expected;
+  for (int i = 0; i < kFrames; ++i) {
+    frames.push_back(make_frame(Content(i % 6), kWidth, kHeight, unsigned(i)));
+    expected.push_back(cpu_equalized(frames.back(), kWidth, kHeight, histeq::full_range(8)));
+  }
+  std::vector<std::uint64_t> tags;
+  std::vector<cudaError_t> waits;
+  std::thread waiter([&] {
+    while (int(tags.size()) < kFrames) {
+      if (ring.in_flight() == 0) {
+        std::this_thread::yield();
+        continue;
+      }
+      std::uint64_t tag = 0;
+      waits.push_back(ring.wait(&tag));
+      tags.push_back(tag);
+    }
+  });
+  for (int i = 0; i < kFrames; ++i) {
+    while (ring.full()) std::this_thread::yield();
+    HostFrame host;
+    host.src = host.dst = frames[i].data();
+    host.src_pitch = host.dst_pitch = kWidth;
+    host.width = kWidth;
+    host.height = kHeight;
+    host.tag = std::uint64_t(i);
+    const cudaError_t status = ring.submit(host);
+    EXPECT_EQ(status, cudaSuccess) << "frame " << i << ": " << cudaGetErrorString(status);
+  }
+  waiter.join();
+  for (int i = 0; i < kFrames; ++i) {
+    EXPECT_EQ(waits[i], cudaSuccess) << "frame " << i;
+    EXPECT_EQ(tags[i], std::uint64_t(i));
+    EXPECT_EQ(frames[i], expected[i]) << "frame " << i;
+  }
+}
+
 TEST(StreamRing, RefusesBadDepthsAndSubmitsWhenFull) {
   SKIP_WITHOUT_CUDA_DEVICE();
   StreamRing too_deep;
@@ -138,14 +183,18 @@ TEST(StreamRing, RefusesBadDepthsAndSubmitsWhenFull) {
   EXPECT_EQ(other_kernels.init(2, separate, histeq::cuda::Transfer::kZeroCopy),
             cudaErrorInvalidValue);
 
+  // One slot takes two frames, the second queued on its stream behind the first.
   StreamRing ring;
   ASSERT_CUDA(ring.init(1, {}));
+  EXPECT_EQ(ring.capacity(), 2);
   std::vector<std::uint8_t> frame = make_frame(Content::kNatural, 16, 16, 1);
   HostFrame host;
   host.src = host.dst = frame.data();
   host.src_pitch = host.dst_pitch = 16;
   host.width = host.height = 16;
   ASSERT_CUDA(ring.submit(host));
+  ASSERT_CUDA(ring.submit(host));
+  EXPECT_TRUE(ring.full());
   EXPECT_EQ(ring.submit(host), cudaErrorNotReady);
   ASSERT_CUDA(ring.discard());
   EXPECT_EQ(ring.in_flight(), 0);

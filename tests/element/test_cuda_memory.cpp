@@ -195,8 +195,7 @@ TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHos
   GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
   ASSERT_TRUE(gst_is_cuda_memory(memory));
   ASSERT_EQ(gst_harness_push(h, buffer), GST_FLOW_OK);
-  EXPECT_EQ(gst_harness_buffers_received(h), 0u) << "depth 2 holds one frame in flight";
-  gst_harness_push_event(h, gst_event_new_eos());
+  // It comes out once the GPU is done, with no EOS or later frame to push it.
   GstBuffer *out = gst_harness_pull(h);
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(gst_buffer_peek_memory(out, 0), memory) << "the output is the input memory";
