@@ -68,9 +68,17 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
 
 cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange range,
                                       KernelConfig config, cudaStream_t stream) {
+  return equalize(plane, plane, range, config, stream);
+}
+
+cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlane &out,
+                                      OutputRange range, KernelConfig config, cudaStream_t stream) {
   if (!d_histograms_[0]) return cudaErrorInitializationError;
   if (plane.width < 0 || plane.height < 0 ||
       (plane.height > 0 && plane.pitch < std::size_t(plane.width)))
+    return cudaErrorInvalidValue;
+  if (out.width != plane.width || out.height != plane.height ||
+      (out.height > 0 && out.pitch < std::size_t(out.width)))
     return cudaErrorInvalidValue;
   config = resolve(config);
   unsigned long long *d_histogram = d_histograms_[current_histogram_];
@@ -80,14 +88,14 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange rang
     launch.d_histogram = d_histogram;
     launch.d_next_histogram = d_histograms_[1 - current_histogram_];
     launch.d_lut = d_lut_;
-    HISTEQ_CUDA_TRY(launch_fused(launch, plane, range, stream));
+    HISTEQ_CUDA_TRY(launch_fused(launch, plane, out, range, stream));
     current_histogram_ = 1 - current_histogram_;
     return cudaSuccess;
   }
   HISTEQ_CUDA_TRY(launch_histogram(config.histogram, plane, d_histogram, sm_count_, stream));
   HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
   const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_};
-  return launch_map(lut, plane, sm_count_, stream);
+  return launch_map(lut, plane, out, sm_count_, stream);
 }
 
 cudaError_t DeviceEqualizer::equalize_zero_copy(const ZeroCopyPlanes &planes, OutputRange range,

@@ -52,6 +52,10 @@ class DeviceEqualizer {
   // Enqueues histogram -> scan + LUT -> map on `stream`.
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
                        cudaStream_t stream);
+  // The same, counting `plane` and writing the mapped pixels to `out` (the same width and
+  // height, its own pitch; `plane` is left as it was unless `out` is `plane`).
+  cudaError_t equalize(const DevicePlane &plane, const DevicePlane &out, OutputRange range,
+                       KernelConfig config, cudaStream_t stream);
 
   // Equalizes planes.src into planes.dst (may be src), both mapped pinned host memory given by
   // their device pointers, with the zero-copy kernels, through planes.staging: device memory of

@@ -19,7 +19,7 @@ constexpr int kCached = kFusedCachedChunks;
 
 template <bool kWarpVote>
 __global__ void __launch_bounds__(kBlock)
-    fused(DevicePlane plane, OutputRange range, DeviceCount *d_histogram,
+    fused(DevicePlane plane, DevicePlane out, OutputRange range, DeviceCount *d_histogram,
           DeviceCount *d_next_histogram, std::uint8_t *d_lut) {
   __shared__ unsigned bins[kWarps][kLevels];
   __shared__ unsigned lut[kLevels];
@@ -30,7 +30,7 @@ __global__ void __launch_bounds__(kBlock)
   zero_next_bins<kFusedHistogramCopies>(d_next_histogram);
   __syncthreads();
 
-  const Items items(plane);
+  const Items items(plane, out);
   const ItemCursor start(items, plane.height, blockIdx.x * (long long)kBlock + t,
                          (long long)gridDim.x * kBlock);
   unsigned *mine = bins[t / 32];
@@ -52,12 +52,13 @@ __global__ void __launch_bounds__(kBlock)
     }
   };
   auto map_item = [&](const ItemCursor &at, const uint4 *kept) {
-    std::uint8_t *row = row_at(at);
+    const std::uint8_t *row = row_at(at);
+    std::uint8_t *out_row = out.data + (std::size_t)at.y * out.pitch;
     if (at.c < items.chunks) {
       const uint4 v = kept ? *kept : *reinterpret_cast<const uint4 *>(row + at.c * 16);
-      *reinterpret_cast<uint4 *>(row + at.c * 16) = map_chunk(v, SharedLut{lut});
+      *reinterpret_cast<uint4 *>(out_row + at.c * 16) = map_chunk(v, SharedLut{lut});
     } else {
-      for (int x = items.chunks * 16; x < plane.width; ++x) row[x] = std::uint8_t(lut[row[x]]);
+      for (int x = items.chunks * 16; x < plane.width; ++x) out_row[x] = std::uint8_t(lut[row[x]]);
     }
   };
 
@@ -114,14 +115,15 @@ int fused_blocks_for(const DevicePlane &plane, int max_blocks, int sm_count) {
   return int(std::clamp<long long>(wanted, 1, std::max(1, max_blocks)));
 }
 
-cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane, OutputRange range,
-                         cudaStream_t stream) {
+cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane,
+                         const DevicePlane &out, OutputRange range, cudaStream_t stream) {
   DevicePlane plane_arg = plane;
+  DevicePlane out_arg = out;
   OutputRange range_arg = range;
   DeviceCount *histogram = launch.d_histogram;
   DeviceCount *next_histogram = launch.d_next_histogram;
   std::uint8_t *lut = launch.d_lut;
-  void *args[] = {&plane_arg, &range_arg, &histogram, &next_histogram, &lut};
+  void *args[] = {&plane_arg, &out_arg, &range_arg, &histogram, &next_histogram, &lut};
   const void *kernel = launch.warp_vote ? (const void *)fused<true> : (const void *)fused<false>;
   HISTEQ_CUDA_BEFORE_LAUNCH();
   HISTEQ_CUDA_TRY(

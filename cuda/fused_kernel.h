@@ -55,7 +55,8 @@ cudaError_t fused_grid_size(int *blocks);
 // instead of 507), 720p 7.0 -> 6.1 us; 4K and 8K get about the same grid as before.
 int fused_blocks_for(const DevicePlane &plane, int max_blocks, int sm_count);
 
-cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane, OutputRange range,
-                         cudaStream_t stream);
+// Counts `plane` and writes its mapped pixels to `out` (the same size; may be `plane`).
+cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane,
+                         const DevicePlane &out, OutputRange range, cudaStream_t stream);
 
 }  // namespace histeq::cuda

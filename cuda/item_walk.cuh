@@ -12,15 +12,17 @@
 
 namespace histeq::cuda {
 
-// Work item i: 16-byte chunk c of row y when c < chunks, else the row's tail bytes.
+// Work item i: 16-byte chunk c of row y when c < chunks, else the row's tail bytes. Reading
+// `src` and writing `dst` (the same size), rows go in chunks only when both allow it.
 struct Items {
   int chunks, per_row;
   long long count;
-  __device__ Items(const DevicePlane &p) {
-    chunks = rows_in_chunks(p) ? p.width / 16 : 0;
-    per_row = chunks + (p.width > chunks * 16 ? 1 : 0);
-    count = (long long)per_row * p.height;
+  __device__ Items(const DevicePlane &src, const DevicePlane &dst) {
+    chunks = rows_in_chunks(src) && rows_in_chunks(dst) ? src.width / 16 : 0;
+    per_row = chunks + (src.width > chunks * 16 ? 1 : 0);
+    count = (long long)per_row * src.height;
   }
+  __device__ explicit Items(const DevicePlane &p) : Items(p, p) {}
 };
 
 // A thread's walk over the items first, first + stride, ... as (row, chunk) positions: each step

@@ -27,44 +27,44 @@ struct TextureLut {
 // Work item = 16 bytes of one row with one uint4 load and store when rows are 16-byte aligned;
 // the row tail and unaligned planes go byte by byte.
 template <typename Lut>
-__device__ void map_plane(const DevicePlane &plane, const Lut &lut) {
-  const bool aligned = ((std::uintptr_t)plane.data % 16 == 0) && (plane.pitch % 16 == 0);
-  const int chunks = aligned ? plane.width / 16 : 0;
-  const int per_row = chunks + (plane.width > chunks * 16 ? 1 : 0);
-  const long long items = (long long)per_row * plane.height;
+__device__ void map_plane(const DevicePlane &src, const DevicePlane &dst, const Lut &lut) {
+  const int chunks = rows_in_chunks(src) && rows_in_chunks(dst) ? src.width / 16 : 0;
+  const int per_row = chunks + (src.width > chunks * 16 ? 1 : 0);
+  const long long items = (long long)per_row * src.height;
   for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < items;
        i += (long long)gridDim.x * blockDim.x) {
     const int y = int(i / per_row);
     const int c = int(i - (long long)y * per_row);
-    std::uint8_t *row = plane.data + (std::size_t)y * plane.pitch;
+    const std::uint8_t *row = src.data + (std::size_t)y * src.pitch;
+    std::uint8_t *out_row = dst.data + (std::size_t)y * dst.pitch;
     if (c < chunks) {
       const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
-      *reinterpret_cast<uint4 *>(row + c * 16) = map_chunk(v, lut);
+      *reinterpret_cast<uint4 *>(out_row + c * 16) = map_chunk(v, lut);
     } else {
-      for (int x = chunks * 16; x < plane.width; ++x) row[x] = std::uint8_t(lut(row[x]));
+      for (int x = chunks * 16; x < src.width; ++x) out_row[x] = std::uint8_t(lut(row[x]));
     }
   }
 }
 
-__global__ void map_shared(DevicePlane plane, const std::uint8_t *d_lut) {
+__global__ void map_shared(DevicePlane src, DevicePlane dst, const std::uint8_t *d_lut) {
   __shared__ unsigned table[kLevels];
   for (int v = threadIdx.x; v < kLevels; v += blockDim.x) table[v] = d_lut[v];
   __syncthreads();
-  map_plane(plane, SharedLut{table});
+  map_plane(src, dst, SharedLut{table});
 }
 
-__global__ void map_constant(DevicePlane plane, int slot) {
-  map_plane(plane, ConstantLut{slot});
+__global__ void map_constant(DevicePlane src, DevicePlane dst, int slot) {
+  map_plane(src, dst, ConstantLut{slot});
 }
 
-__global__ void map_texture(DevicePlane plane, cudaTextureObject_t texture) {
-  map_plane(plane, TextureLut{texture});
+__global__ void map_texture(DevicePlane src, DevicePlane dst, cudaTextureObject_t texture) {
+  map_plane(src, dst, TextureLut{texture});
 }
 
 }  // namespace
 
-cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, int sm_count,
-                       cudaStream_t stream) {
+cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, const DevicePlane &out,
+                       int sm_count, cudaStream_t stream) {
   const long long items = ((long long)plane.width + 15) / 16 * plane.height;
   if (items == 0) return cudaSuccess;
   const int grid = int(std::max<long long>(
@@ -72,16 +72,16 @@ cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, int sm_co
   HISTEQ_CUDA_BEFORE_LAUNCH();
   switch (lut.memory) {
     case LutMemory::kShared:
-      map_shared<<<grid, kBlock, 0, stream>>>(plane, lut.d_lut);
+      map_shared<<<grid, kBlock, 0, stream>>>(plane, out, lut.d_lut);
       break;
     case LutMemory::kConstant:
       HISTEQ_CUDA_TRY(cudaMemcpyToSymbolAsync(c_luts, lut.d_lut, kLevels,
                                               std::size_t(lut.constant_slot) * kLevels,
                                               cudaMemcpyDeviceToDevice, stream));
-      map_constant<<<grid, kBlock, 0, stream>>>(plane, lut.constant_slot);
+      map_constant<<<grid, kBlock, 0, stream>>>(plane, out, lut.constant_slot);
       break;
     case LutMemory::kTexture:
-      map_texture<<<grid, kBlock, 0, stream>>>(plane, lut.texture);
+      map_texture<<<grid, kBlock, 0, stream>>>(plane, out, lut.texture);
       break;
   }
   HISTEQ_CUDA_TRY_LAUNCH();

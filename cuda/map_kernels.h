@@ -19,8 +19,9 @@ struct LutSource {
   int constant_slot = 0;
 };
 
-// plane[y][x] = lut[plane[y][x]] for the visible width of every row, in place, on `stream`.
-cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, int sm_count,
-                       cudaStream_t stream);
+// out[y][x] = lut[plane[y][x]] for the visible width of every row, on `stream`; `out` is the
+// same size as `plane` and may be `plane` (in place).
+cudaError_t launch_map(const LutSource &lut, const DevicePlane &plane, const DevicePlane &out,
+                       int sm_count, cudaStream_t stream);
 
 }  // namespace histeq::cuda

@@ -63,19 +63,35 @@ void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src
 
 }  // namespace
 
-// A slot: the device side of every frame queued to it, in order on its stream.
+// A slot: the device side of every frame queued to it. Double-buffered: `stream` uploads a
+// frame into d_in and equalizes it into d_out, `down_stream` downloads d_out once `mapped`
+// says it is written; the next frame's upload into d_in then runs beside that download, and its
+// kernel waits for `downloaded` before it writes d_out again.
 struct StreamRing::Slot {
   cudaStream_t stream = nullptr;
+  cudaStream_t down_stream = nullptr;
+  cudaEvent_t mapped = nullptr;
+  cudaEvent_t downloaded = nullptr;
   DeviceEqualizer equalizer;
-  std::uint8_t *d_plane = nullptr;
-  std::size_t d_pitch = 0;
+  std::uint8_t *d_in = nullptr;
+  std::uint8_t *d_out = nullptr;
+  std::size_t in_pitch = 0;
+  std::size_t out_pitch = 0;
   int d_width = 0;
   int d_height = 0;
 
+  cudaError_t synchronize() {
+    HISTEQ_CUDA_TRY(cudaStreamSynchronize(stream));
+    return cudaStreamSynchronize(down_stream);
+  }
   ~Slot() {
-    if (stream) cudaStreamSynchronize(stream);
-    cudaFree(d_plane);
+    if (stream && down_stream) synchronize();
+    cudaFree(d_in);
+    cudaFree(d_out);
+    if (mapped) cudaEventDestroy(mapped);
+    if (downloaded) cudaEventDestroy(downloaded);
     if (stream) cudaStreamDestroy(stream);
+    if (down_stream) cudaStreamDestroy(down_stream);
   }
 };
 
@@ -112,6 +128,9 @@ cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) 
   for (int i = 0; i < depth; ++i) {
     auto slot = std::make_unique<Slot>();
     HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
+    HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&slot->down_stream, cudaStreamNonBlocking));
+    HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->mapped, cudaEventDisableTiming));
+    HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->downloaded, cudaEventDisableTiming));
     HISTEQ_CUDA_TRY(slot->equalizer.init(i));
     slots_.push_back(std::move(slot));
   }
@@ -123,15 +142,19 @@ cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) 
   return cudaSuccess;
 }
 
-// Grows the slot's device plane to the frame. A frame queued before may still use the old one.
+// Grows the slot's device planes to the frame. A frame queued before may still use the old ones.
 cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
   if (frame.width > slot.d_width || frame.height > slot.d_height) {
-    HISTEQ_CUDA_TRY(cudaStreamSynchronize(slot.stream));
-    HISTEQ_CUDA_TRY(cudaFree(slot.d_plane));
-    slot.d_plane = nullptr;
+    HISTEQ_CUDA_TRY(slot.synchronize());
+    HISTEQ_CUDA_TRY(cudaFree(slot.d_in));
+    HISTEQ_CUDA_TRY(cudaFree(slot.d_out));
+    slot.d_in = slot.d_out = nullptr;
     slot.d_width = slot.d_height = 0;
-    HISTEQ_CUDA_TRY(cudaMallocPitch(reinterpret_cast<void **>(&slot.d_plane), &slot.d_pitch,
-                                    std::size_t(frame.width), std::size_t(frame.height)));
+    const std::size_t width = std::size_t(frame.width), height = std::size_t(frame.height);
+    HISTEQ_CUDA_TRY(
+        cudaMallocPitch(reinterpret_cast<void **>(&slot.d_in), &slot.in_pitch, width, height));
+    HISTEQ_CUDA_TRY(
+        cudaMallocPitch(reinterpret_cast<void **>(&slot.d_out), &slot.out_pitch, width, height));
     slot.d_width = frame.width;
     slot.d_height = frame.height;
   }
@@ -152,7 +175,7 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
   if (status != cudaSuccess) {
     // What was enqueued before the failure may still read or write the frame: it finishes
     // before the caller gets the frame back with the error.
-    cudaStreamSynchronize(slot.stream);
+    slot.synchronize();
     return status;
   }
   queued.frame = frame;
@@ -192,13 +215,14 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
     return cudaSuccess;
   };
 
-  const DevicePlane plane{slot.d_plane, frame.width, frame.height, slot.d_pitch};
+  const DevicePlane in{slot.d_in, frame.width, frame.height, slot.in_pitch};
+  const DevicePlane out{slot.d_out, frame.width, frame.height, slot.out_pitch};
   if (zero_copy_) {
     HISTEQ_CUDA_TRY(resolve_down());
     const ZeroCopyPlanes planes{
         {static_cast<std::uint8_t *>(mapped_plane(up, frame.width, frame.height)), frame.width,
          frame.height, up.pitch},
-        plane,
+        in,
         {static_cast<std::uint8_t *>(mapped_plane(down, frame.width, frame.height)), frame.width,
          frame.height, down.pitch}};
     if (planes.src.data && planes.dst.data && rows_in_chunks(planes.src) &&
@@ -208,19 +232,23 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
       return cudaEventRecord(queued.done, slot.stream);
     }
   }
-  // With the copy engines the upload goes out first: at depth 2 the time from a frame's
-  // arrival to its upload sits on the critical path, and the destination can wait.
+  // With the copy engines the upload goes out first: the time from a frame's arrival to its
+  // upload can sit on the critical path, and the destination can wait.
   if (width && height) {
-    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_plane, slot.d_pitch, up.h_data, up.pitch, width,
-                                      height, cudaMemcpyHostToDevice, slot.stream));
+    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_in, slot.in_pitch, up.h_data, up.pitch, width, height,
+                                      cudaMemcpyHostToDevice, slot.stream));
   }
-  HISTEQ_CUDA_TRY(slot.equalizer.equalize(plane, frame.range, config_, slot.stream));
+  HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.stream, slot.downloaded, 0));
+  HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, frame.range, config_, slot.stream));
+  HISTEQ_CUDA_TRY(cudaEventRecord(slot.mapped, slot.stream));
   if (!zero_copy_) HISTEQ_CUDA_TRY(resolve_down());
+  HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.down_stream, slot.mapped, 0));
   if (width && height) {
-    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_plane, slot.d_pitch, width,
-                                      height, cudaMemcpyDeviceToHost, slot.stream));
+    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_out, slot.out_pitch, width,
+                                      height, cudaMemcpyDeviceToHost, slot.down_stream));
   }
-  return cudaEventRecord(queued.done, slot.stream);
+  HISTEQ_CUDA_TRY(cudaEventRecord(slot.downloaded, slot.down_stream));
+  return cudaEventRecord(queued.done, slot.down_stream);
 }
 
 cudaError_t StreamRing::wait(std::uint64_t *tag) {
@@ -242,7 +270,7 @@ cudaError_t StreamRing::wait(std::uint64_t *tag) {
 cudaError_t StreamRing::discard() {
   cudaError_t first_error = cudaSuccess;
   for (auto &slot : slots_) {
-    const cudaError_t status = cudaStreamSynchronize(slot->stream);
+    const cudaError_t status = slot->synchronize();
     if (first_error == cudaSuccess) first_error = status;
   }
   oldest_ = next_;

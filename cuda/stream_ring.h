@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// Frames through a ring of CUDA streams, so that one frame's upload overlaps the histogram, scan,
-// LUT, map and download of the frames before it:
+// Frames through a ring of double-buffered CUDA streams, so that frame N+1's upload, frame N's
+// histogram, scan, LUT and map, and frame N-1's download overlap:
 //
 //   histeq::cuda::StreamRing ring;
 //   ring.init(2, {});                          // two slots on the current device
@@ -11,21 +11,24 @@
 //     ring.submit({src, src_pitch, dst, dst_pitch, width, height, range, tag});
 //   while (ring.in_flight()) ring.wait(&tag);  // drain (EOS)
 //
-// `depth` slots each own a stream and a device plane, so at most `depth` frames are on the GPU
-// at once. The ring takes twice as many frames (capacity()): a frame given to a busy slot is
-// queued on its stream behind the one there, so its upload starts the moment that frame's
-// download ends, with no host round trip between them. On the H100 that round trip (the event
-// reaching the host, the next copy issued) took 8-10 us of every frame at depth 2
-// (bench/README.md).
+// Each of the `depth` slots has an input and an output plane on the device, a stream that
+// uploads into the first and equalizes into the second, and a stream that downloads the second:
+// a slot's next upload runs beside its last download, so even one slot overlaps them, and two
+// keep both directions of PCIe busy. Frame n goes to slot n % depth. The ring takes twice as
+// many frames as it has slots (capacity()): a frame given to a busy slot is queued on its
+// streams behind the one there, so its upload starts the moment the slot can take it, with no
+// host round trip in between (on the H100 that round trip, the event reaching the host and the
+// next copy issued, took 8-10 us of every frame at depth 2: bench/README.md).
 //
 // One thread may submit while another waits (the cudahisteq element's streaming and output
 // threads); init, discard and destruction need the ring to themselves.
 //
 // Only the luma plane crosses PCIe, in one of two ways (Transfer, methods.h): DMA copies move
-// it to and from the slot's device plane around the kernels (the default), or the default
-// kernels read and write the pinned host plane themselves (zero-copy; rows that are not 16-byte
-// aligned take the copy engines). On the H100 the copy engines win from depth 2 on: the SMs'
-// own PCIe reads and writes barely overlap with traffic the other way (bench/README.md).
+// it to and from the slot's device planes around the kernels (the default), or the default
+// kernels read and write the pinned host plane themselves (zero-copy, on the slot's first
+// stream, its input plane as their staging; rows that are not 16-byte aligned take the copy
+// engines). On the H100 the copy engines win from depth 2 on: the SMs' own PCIe reads and
+// writes barely overlap with traffic the other way (bench/README.md).
 // Pageable src/dst are staged through pinned buffers (a CPU copy each way).
 
 #include <atomic>

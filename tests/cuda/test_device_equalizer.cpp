@@ -108,6 +108,33 @@ TEST_P(EveryVariant, BitExactWithTheCpuCoreAndNoStrayWrites) {
   }
 }
 
+// Out of place (StreamRing's slots: input plane in, output plane out): the output matches the
+// CPU core, whether its rows are aligned like the input's or not, and the input is untouched.
+TEST_P(EveryVariant, OutOfPlaceLeavesItsInputAndIsBitExact) {
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  for (const Size &size : sizes_of(std::get<3>(GetParam()))) {
+    for (const std::size_t out_pitch : {pitch_of(size) + 16, pitch_of(size) + 3}) {
+      SCOPED_TRACE(std::to_string(size.width) + "x" + std::to_string(size.height) + " pitch " +
+                   std::to_string(pitch_of(size)) + " into pitch " + std::to_string(out_pitch));
+      const auto &frame = input(Content::kNatural, size);
+      GuardedDevicePlane in(size.width, size.height, pitch_of(size));
+      GuardedDevicePlane out(size.width, size.height, out_pitch);
+      ASSERT_CUDA(in.upload(frame));
+      ASSERT_CUDA(
+          equalizer.equalize(in.plane(), out.plane(), histeq::full_range(8), config(), nullptr));
+      ASSERT_CUDA(cudaStreamSynchronize(nullptr));
+      std::vector<std::uint8_t> result, kept;
+      bool out_guards = false, in_guards = false;
+      ASSERT_CUDA(out.download(result, out_guards));
+      ASSERT_CUDA(in.download(kept, in_guards));
+      EXPECT_TRUE(out_guards && in_guards);
+      ASSERT_TRUE(result == expected(Content::kNatural, size, false));
+      ASSERT_TRUE(kept == frame);
+    }
+  }
+}
+
 // All 256 one-level frames, the worst case for atomics contention: each maps to itself. One
 // small frame size shows it for every variant, so this fixture is instantiated with the small
 // class only.

@@ -126,6 +126,67 @@ INSTANTIATE_TEST_SUITE_P(Depths, RingDepth,
                            return name;
                          });
 
+// The benchmark's shape: frames out of place (input buffer i in, output buffer i out), in
+// pinned memory from plain cudaHostAlloc, one size, many more frames than the ring holds.
+class RingOutOfPlace : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+TEST_P(RingOutOfPlace, EveryFrameLandsInItsOwnOutputBitExact) {
+  const int depth = GetParam();
+  StreamRing ring;
+  ASSERT_CUDA(ring.init(depth, {}));
+  constexpr int kWidth = 1920, kHeight = 1080, kFrames = 40;
+  const std::size_t bytes = std::size_t(kWidth) * kHeight;
+  const auto frame = make_frame(Content::kNatural, kWidth, kHeight, 3);
+  const auto expected = cpu_equalized(frame, kWidth, kHeight, histeq::full_range(8));
+  const int buffers = ring.capacity() + 2;
+  std::vector<std::uint8_t *> in(static_cast<std::size_t>(buffers)),
+      out(static_cast<std::size_t>(buffers));
+  for (int b = 0; b < buffers; ++b) {
+    ASSERT_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&in[b]), bytes, cudaHostAllocDefault));
+    ASSERT_CUDA(cudaHostAlloc(reinterpret_cast<void **>(&out[b]), bytes, cudaHostAllocDefault));
+    std::copy(frame.begin(), frame.end(), in[b]);
+  }
+  int checked = 0;
+  auto check = [&](std::uint64_t tag) {
+    std::uint8_t *result = out[tag % std::uint64_t(buffers)];
+    EXPECT_TRUE(std::equal(result, result + bytes, expected.begin())) << "frame " << tag;
+    std::fill(result, result + bytes, std::uint8_t(0x5A));
+    ++checked;
+  };
+  for (int i = 0; i < kFrames; ++i) {
+    std::uint64_t tag = 0;
+    if (ring.full()) {
+      ASSERT_CUDA(ring.wait(&tag));
+      check(tag);
+    }
+    HostFrame host;
+    host.src = in[i % buffers];
+    host.dst = out[i % buffers];
+    host.src_pitch = host.dst_pitch = kWidth;
+    host.width = kWidth;
+    host.height = kHeight;
+    host.tag = std::uint64_t(i);
+    const cudaError_t status = ring.submit(host);
+    ASSERT_EQ(status, cudaSuccess) << "frame " << i << ": " << cudaGetErrorName(status);
+  }
+  while (ring.in_flight()) {
+    std::uint64_t tag = 0;
+    ASSERT_CUDA(ring.wait(&tag));
+    check(tag);
+  }
+  EXPECT_EQ(checked, kFrames);
+  for (int b = 0; b < buffers; ++b) {
+    cudaFreeHost(in[b]);
+    cudaFreeHost(out[b]);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, RingOutOfPlace, ::testing::Values(1, 2, 3),
+                         [](const auto &info) { return "depth" + std::to_string(info.param); });
+
 // The cudahisteq element's shape: its streaming thread submits while its output thread waits.
 // Pageable frames, so each one's stages are reused while other frames are queued.
 TEST(StreamRing, OneThreadSubmitsWhileAnotherWaits) {
