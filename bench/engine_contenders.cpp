@@ -79,7 +79,8 @@ EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kin
                                  hc::Transfer transfer = hc::Transfer::kCopyEngines) {
   auto ring = std::make_shared<hc::StreamRing>();
   check_engine(ring->init(depth, {}, transfer), "StreamRing::init");
-  auto host = std::make_shared<HostFrames>(frame, kind, depth + 2);
+  // More buffers than the ring holds frames, so no frame in flight shares one.
+  auto host = std::make_shared<HostFrames>(frame, kind, ring->capacity() + 2);
   EndToEndContender c;
   c.name = ring_name(depth, host_kind_name(kind), transfer);
   // Submit, waiting for the oldest frame whenever the ring is full, then drain. The harness

@@ -152,14 +152,15 @@ double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expect
 // StreamRing itself, as histeq-bench's ring row drives it, timed as period_us times its chains.
 double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized, int depth,
                       histeq::cuda::Transfer transfer) {
-  const HostFrames host(frame, HostKind::kPinned, depth + 2);  // outlives the ring's copies
+  // Outlives the ring's copies, with more buffers than the ring holds frames (two per slot).
+  const HostFrames host(frame, HostKind::kPinned, 2 * depth + 2);
   histeq::cuda::StreamRing ring;
   BENCH_CUDA(ring.init(depth, {}, transfer));
   std::uint64_t tag = 0;
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
-    if (ring.full()) BENCH_CUDA(ring.wait(&tag));  // frame i - depth
-    if (i == kSkipped - 1 + depth) start = std::chrono::steady_clock::now();
+    if (ring.full()) BENCH_CUDA(ring.wait(&tag));  // frame i - 2 * depth
+    if (i == kSkipped - 1 + ring.capacity()) start = std::chrono::steady_clock::now();
     BENCH_CUDA(ring.submit(ring_frame(host, i)));
   }
   while (ring.in_flight() > 0) BENCH_CUDA(ring.wait(&tag));
