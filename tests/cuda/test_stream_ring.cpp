@@ -35,6 +35,20 @@ struct HostBuffer {
   }
 };
 
+// Frame `tag` from src to dst (in place when they are the same), rows `pitch` bytes apart.
+HostFrame host_frame(std::uint8_t *src, std::uint8_t *dst, std::size_t pitch, int width, int height,
+                     std::uint64_t tag, histeq::OutputRange range = histeq::full_range(8)) {
+  HostFrame host;
+  host.src = src;
+  host.dst = dst;
+  host.src_pitch = host.dst_pitch = pitch;
+  host.width = width;
+  host.height = height;
+  host.range = range;
+  host.tag = tag;
+  return host;
+}
+
 class RingDepth : public ::testing::TestWithParam<std::tuple<int, bool, histeq::cuda::Transfer>> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
@@ -75,14 +89,10 @@ TEST_P(RingDepth, FramesComeBackInOrderAndBitExact) {
       ASSERT_CUDA(ring.wait(&tag));
       finished.push_back(tag);
     }
-    HostFrame host;
-    host.src = host.dst = buffers.back()->data;
-    host.src_pitch = host.dst_pitch = pitch;
-    host.width = w;
-    host.height = h;
-    host.range = limited ? histeq::limited_range(8) : histeq::full_range(8);
-    host.tag = std::uint64_t(i);
-    ASSERT_CUDA(ring.submit(host));
+    std::uint8_t *data = buffers.back()->data;
+    ASSERT_CUDA(
+        ring.submit(host_frame(data, data, pitch, w, h, std::uint64_t(i),
+                               limited ? histeq::limited_range(8) : histeq::full_range(8))));
     EXPECT_LE(ring.in_flight(), 2 * depth);
   }
   while (ring.in_flight()) {
@@ -162,14 +172,8 @@ TEST_P(RingOutOfPlace, EveryFrameLandsInItsOwnOutputBitExact) {
       ASSERT_CUDA(ring.wait(&tag));
       check(tag);
     }
-    HostFrame host;
-    host.src = in[i % buffers];
-    host.dst = out[i % buffers];
-    host.src_pitch = host.dst_pitch = kWidth;
-    host.width = kWidth;
-    host.height = kHeight;
-    host.tag = std::uint64_t(i);
-    const cudaError_t status = ring.submit(host);
+    const cudaError_t status = ring.submit(
+        host_frame(in[i % buffers], out[i % buffers], kWidth, kWidth, kHeight, std::uint64_t(i)));
     ASSERT_EQ(status, cudaSuccess) << "frame " << i << ": " << cudaGetErrorName(status);
   }
   while (ring.in_flight()) {
@@ -214,13 +218,9 @@ TEST(StreamRing, OneThreadSubmitsWhileAnotherWaits) {
   });
   for (int i = 0; i < kFrames; ++i) {
     while (ring.full()) std::this_thread::yield();
-    HostFrame host;
-    host.src = host.dst = frames[i].data();
-    host.src_pitch = host.dst_pitch = kWidth;
-    host.width = kWidth;
-    host.height = kHeight;
-    host.tag = std::uint64_t(i);
-    const cudaError_t status = ring.submit(host);
+    std::uint8_t *data = frames[i].data();
+    const cudaError_t status =
+        ring.submit(host_frame(data, data, kWidth, kWidth, kHeight, std::uint64_t(i)));
     EXPECT_EQ(status, cudaSuccess) << "frame " << i << ": " << cudaGetErrorString(status);
   }
   waiter.join();
@@ -249,10 +249,7 @@ TEST(StreamRing, RefusesBadDepthsAndSubmitsWhenFull) {
   ASSERT_CUDA(ring.init(1, {}));
   EXPECT_EQ(ring.capacity(), 2);
   std::vector<std::uint8_t> frame = make_frame(Content::kNatural, 16, 16, 1);
-  HostFrame host;
-  host.src = host.dst = frame.data();
-  host.src_pitch = host.dst_pitch = 16;
-  host.width = host.height = 16;
+  const HostFrame host = host_frame(frame.data(), frame.data(), 16, 16, 16, 0);
   ASSERT_CUDA(ring.submit(host));
   ASSERT_CUDA(ring.submit(host));
   EXPECT_TRUE(ring.full());
