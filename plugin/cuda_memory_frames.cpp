@@ -155,7 +155,8 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
 GstFlowReturn CudaMemoryFrames::wait_oldest(GstElement *element) {
   if (in_flight() == 0) return cuda_failed(element, "wait_oldest", cudaErrorNotReady);
   const ContextScope scope(context_);
-  const cudaError_t status = cudaEventSynchronize(scratch_->done[oldest_]);
+  const cudaError_t status =
+      scope.pushed() ? cudaEventSynchronize(scratch_->done[oldest_]) : cudaErrorDeviceUninitialized;
   oldest_ = (oldest_ + 1) % kMaxInFlight;
   in_flight_.fetch_sub(1, std::memory_order_release);
   return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, "cudaEventSynchronize", status);

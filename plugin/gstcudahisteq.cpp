@@ -112,9 +112,12 @@ static GstFlowReturn gst_cuda_hist_eq_finish(GstCudaHistEq *self, PendingFrame &
   GstFlowReturn ret = GST_FLOW_OK;
   if (pending.in_cuda_memory) {
     ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self));
-  } else if ((ret = gst_cuda_hist_eq_use_device(self)) == GST_FLOW_OK) {
+  } else {
+    // The ring hands the frame back whatever happens, so that it stays in step with the queue.
+    ret = gst_cuda_hist_eq_use_device(self);
     const cudaError_t status = state.ring->wait(nullptr);
-    if (status != cudaSuccess) ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
+    if (status != cudaSuccess && ret == GST_FLOW_OK)
+      ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
   }
   state.output.notify();
   if (pending.mapped) gst_video_frame_unmap(&pending.frame);
@@ -144,22 +147,22 @@ static void gst_cuda_hist_eq_output_loop(gpointer data) {
   } else {
     gst_buffer_unref(pending.buffer);
   }
-  state.output.pop_front(ret);
+  state.output.pop_front(pending, ret);
 }
 
-// Stops the output task and releases every frame it had not pushed (pad deactivation, stop).
+// Stops the output task (src pad deactivation, and stop() again); a streaming thread waiting
+// for it returns FLUSHING.
 static void gst_cuda_hist_eq_stop_output(GstCudaHistEq *self) {
-  CudaHistEqState &state = *self->state;
-  state.output.close();
+  self->state->output.close();
   gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(self));
-  if (state.ring) state.ring->discard();
-  state.cuda_frames.discard();
-  for (PendingFrame &pending : state.output.take_all()) gst_cuda_hist_eq_release(pending);
 }
 
+// The output task runs while the src pad is active in push mode, like a queue's. Pull mode is
+// refused: frames leave only from the task.
 static gboolean gst_cuda_hist_eq_src_activate_mode(GstPad *pad, GstObject *parent, GstPadMode mode,
                                                    gboolean active) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(parent);
+  if (mode == GST_PAD_MODE_PULL && active) return FALSE;
   if (mode == GST_PAD_MODE_PUSH) {
     if (active) {
       self->state->output.open();
@@ -217,9 +220,18 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
   return TRUE;
 }
 
+// Streaming has stopped (the base class holds the sink pad's stream lock), so the frames left
+// in flight are the element's alone to wait for and release.
 static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
+  CudaHistEqState &state = *self->state;
   gst_cuda_hist_eq_stop_output(self);
+  if (state.ring) {
+    cudaSetDevice(state.device);
+    state.ring->discard();
+  }
+  state.cuda_frames.discard();
+  for (PendingFrame &pending : state.output.take_all()) gst_cuda_hist_eq_release(pending);
   self->state->ring.reset();
   self->state->cuda_frames.release();
   self->state->cuda_caps = false;
@@ -328,16 +340,21 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
   GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " in", GST_TIME_ARGS(GST_BUFFER_PTS(input)));
-  // Downstream's failure (EOS, not-linked, an error) goes back upstream with the next frame.
-  GstFlowReturn ret = state.output.flow();
-  if (ret != GST_FLOW_OK) {
+  // Downstream's answer to the last push goes back upstream with the next frame. After EOS or
+  // an error the frame is refused; after NOT_LINKED it is taken and offered again, as a
+  // relinked pad would get it.
+  const GstFlowReturn taken = state.output.flow();
+  if (taken != GST_FLOW_OK && taken != GST_FLOW_NOT_LINKED) {
     gst_buffer_unref(input);
-    return ret;
+    return taken;
   }
-  // Downstream asked for new caps (a RECONFIGURE event). The base class's submit below would
-  // answer it with frames still in flight; they leave first, under their caps.
+  GstFlowReturn ret = GST_FLOW_OK;
+  // Downstream asked for new caps (a RECONFIGURE event, as a relinked pad sends). The base
+  // class's submit below would answer it with frames still in flight; they leave first, under
+  // their caps.
   if (gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans))) {
     ret = gst_cuda_hist_eq_drain(self);
+    if (ret == GST_FLOW_NOT_LINKED) ret = GST_FLOW_OK;
     if (ret == GST_FLOW_OK && !gst_base_transform_reconfigure(trans))
       ret = GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
                                                                    : GST_FLOW_NOT_NEGOTIATED;
@@ -370,13 +387,15 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     gap.buffer = input;
     gap.done = true;
     state.output.append(gap);
-    return GST_FLOW_OK;
+    return taken;
   }
   // CUDAMemory caps do not promise CUDA memory; anything else goes through the ring.
   if (state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
       gst_is_cuda_memory(gst_buffer_peek_memory(input, 0)))
-    return gst_cuda_hist_eq_submit_cuda_memory(self, input);
-  return gst_cuda_hist_eq_submit_to_ring(self, input);
+    ret = gst_cuda_hist_eq_submit_cuda_memory(self, input);
+  else
+    ret = gst_cuda_hist_eq_submit_to_ring(self, input);
+  return ret == GST_FLOW_OK ? taken : ret;
 }
 
 // Frames leave from the output task, never from the chain function.
@@ -389,19 +408,30 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
   // A flush drops the frames in flight: FLUSH_START wakes a streaming thread waiting for room
-  // and turns the output task's pushes into drops; FLUSH_STOP waits until it has dropped them
-  // all, then lets frames through again. Any other serialized event keeps its place behind the
-  // frames that came before it: they leave first (EOS, a caps change, but also a GAP event, a
-  // new stream or a tag, which would otherwise overtake them).
+  // and has the output task drop every frame that came before it; after FLUSH_STOP new frames
+  // go out again (it does not wait for the dropping, which may be its own thread's job when a
+  // flushing seek comes from downstream's streaming thread). Any other serialized event keeps its
+  // place behind the frames that came before it: they leave first (EOS, a caps change, but also a
+  // GAP event, a new stream or a tag, which would otherwise overtake them).
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_FLUSH_START:
       state.output.set_flushing(true);
       break;
     case GST_EVENT_FLUSH_STOP:
-      gst_cuda_hist_eq_drain(self);
       state.output.set_flushing(false);
       state.discont_after_drop = false;
       break;
+    case GST_EVENT_EOS: {
+      // No frame follows to carry a failure of the last pushes upstream: it is posted here.
+      const GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
+      if (ret == GST_FLOW_NOT_LINKED || ret < GST_FLOW_EOS)
+        GST_ELEMENT_ERROR(self, STREAM, FAILED,
+                          ("Downstream refused the last equalized frames (%s), so the stream "
+                           "ended without them.",
+                           gst_flow_get_name(ret)),
+                          ("push returned %s before EOS", gst_flow_get_name(ret)));
+      break;
+    }
     default:
       if (GST_EVENT_IS_SERIALIZED(event)) gst_cuda_hist_eq_drain(self);
       break;

@@ -2,12 +2,18 @@
 #include "output_queue.h"
 
 GstFlowReturn OutputQueue::stopped_flow() const {
-  return flushing_ ? GST_FLOW_FLUSHING : downstream_;
+  return flushing_ || closed_ ? GST_FLOW_FLUSHING : downstream_;
 }
 
-void OutputQueue::append(const PendingFrame &frame) {
+bool OutputQueue::delivers(const PendingFrame &frame) const {
+  const GstFlowReturn flow = stopped_flow();
+  return frame.flush_count == flush_count_ && (flow == GST_FLOW_OK || flow == GST_FLOW_NOT_LINKED);
+}
+
+void OutputQueue::append(PendingFrame frame) {
   {
     const std::lock_guard<std::mutex> hold(lock_);
+    frame.flush_count = flush_count_;
     frames_.push_back(frame);
   }
   changed_.notify_all();
@@ -15,8 +21,12 @@ void OutputQueue::append(const PendingFrame &frame) {
 
 GstFlowReturn OutputQueue::wait_for_room(const std::function<bool()> &has_room) {
   std::unique_lock<std::mutex> hold(lock_);
-  changed_.wait(hold, [&] { return stopped_flow() != GST_FLOW_OK || has_room(); });
-  return stopped_flow();
+  changed_.wait(hold, [&] {
+    const GstFlowReturn flow = stopped_flow();
+    return (flow != GST_FLOW_OK && flow != GST_FLOW_NOT_LINKED) || has_room();
+  });
+  const GstFlowReturn flow = stopped_flow();
+  return flow == GST_FLOW_NOT_LINKED ? GST_FLOW_OK : flow;
 }
 
 GstFlowReturn OutputQueue::wait_until_empty() {
@@ -34,7 +44,11 @@ void OutputQueue::set_flushing(bool flushing) {
   {
     const std::lock_guard<std::mutex> hold(lock_);
     flushing_ = flushing;
-    if (!flushing) downstream_ = GST_FLOW_OK;
+    if (flushing) {
+      ++flush_count_;
+    } else {
+      downstream_ = GST_FLOW_OK;
+    }
   }
   changed_.notify_all();
 }
@@ -48,7 +62,8 @@ void OutputQueue::open() {
 void OutputQueue::close() {
   {
     const std::lock_guard<std::mutex> hold(lock_);
-    flushing_ = closed_ = true;
+    closed_ = true;
+    ++flush_count_;
   }
   changed_.notify_all();
 }
@@ -58,7 +73,7 @@ bool OutputQueue::front(PendingFrame *frame, bool *deliver) {
   changed_.wait(hold, [&] { return !frames_.empty() || closed_; });
   if (frames_.empty()) return false;
   *frame = frames_.front();
-  *deliver = stopped_flow() == GST_FLOW_OK;
+  *deliver = delivers(*frame);
   return true;
 }
 
@@ -69,11 +84,14 @@ void OutputQueue::notify() {
   changed_.notify_all();
 }
 
-void OutputQueue::pop_front(GstFlowReturn pushed) {
+void OutputQueue::pop_front(const PendingFrame &frame, GstFlowReturn pushed) {
   {
     const std::lock_guard<std::mutex> hold(lock_);
     frames_.pop_front();
-    if (pushed != GST_FLOW_OK && downstream_ == GST_FLOW_OK) downstream_ = pushed;
+    // A push that a flush overtook says nothing about the frames after the flush.
+    if (frame.flush_count == flush_count_ &&
+        (downstream_ == GST_FLOW_OK || downstream_ == GST_FLOW_NOT_LINKED))
+      downstream_ = pushed;
   }
   changed_.notify_all();
 }

@@ -9,4 +9,10 @@ if [[ ! -f build/build.ninja ]]; then
 elif (($#)); then
   meson configure build "$@"
 fi
+# meson 1.0 gets no dependency files from nvcc, so a CUDA object is not rebuilt when only a
+# header it includes changes (a stale object then sees an old class layout). Every CUDA object
+# older than the newest project header is dropped and rebuilt.
+newest=$(find core cuda bench tests \( -name '*.h' -o -name '*.cuh' \) -printf '%T@\n' |
+  sort -n | tail -1)
+find build -name '*.cu.o' ! -newermt "@$newest" -delete
 meson compile -C build

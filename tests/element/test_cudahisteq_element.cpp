@@ -447,6 +447,43 @@ TEST(CudaHistEqElement, DownstreamsFlowReturnReachesUpstream) {
   gst_harness_teardown(h);
 }
 
+// A push that fails fatally just before EOS has no later frame to carry it upstream: the
+// element posts it as an error instead of ending the stream as if all went well.
+TEST(CudaHistEqElement, AFatalPushBeforeEosIsPostedAsAnError) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
+  GstHarness *h = harness("cudahisteq depth=2");
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  GstPad *src = gst_element_get_static_pad(h->element, "src");
+  gst_pad_add_probe(
+      src, GST_PAD_PROBE_TYPE_BUFFER,
+      [](GstPad *, GstPadProbeInfo *info, gpointer) {
+        GST_PAD_PROBE_INFO_FLOW_RETURN(info) = GST_FLOW_NOT_NEGOTIATED;
+        gst_buffer_unref(GST_PAD_PROBE_INFO_BUFFER(info));
+        GST_PAD_PROBE_INFO_DATA(info) = nullptr;
+        return GST_PAD_PROBE_HANDLED;
+      },
+      nullptr, nullptr);
+  std::mt19937 rng(13);
+  ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  gst_harness_push_event(h, gst_event_new_eos());
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(message, nullptr);
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_STREAM_ERROR, GST_STREAM_ERROR_FAILED)) << error->message;
+  EXPECT_NE(std::string(error->message).find("not-negotiated"), std::string::npos)
+      << error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  gst_object_unref(src);
+  gst_element_set_bus(h->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
+
 TEST(CudaHistEqElement, CapsChangeDrainsAndUsesTheNewSize) {
   SKIP_WITHOUT_CUDA_DEVICE();
   GstHarness *h = harness("cudahisteq depth=3");
