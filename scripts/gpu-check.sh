@@ -23,10 +23,10 @@ for step in "${steps[@]}"; do
       ;;
     sanitize)
       # The small frames of every variant plus the ring: the large ones add time, not coverage.
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:StreamRing.*:DeviceEqualizer.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:*RingOutOfPlace*:StreamRing.*:DeviceEqualizer.*'
       for tool in memcheck racecheck synccheck; do
         f=$filter
-        [[ $tool != memcheck ]] && f='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*depth2*'
+        [[ $tool != memcheck ]] && f='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*depth2*:*RingOutOfPlace*depth2'
         compute-sanitizer --tool "$tool" --error-exitcode 3 \
           ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
           >"$out/sanitize-$tool.txt" 2>&1
@@ -37,7 +37,7 @@ for step in "${steps[@]}"; do
       ;;
     element)
       # The elements through GstHarness and a real pipeline, against the bundled GStreamer.
-      for t in histeq-element cudahisteq-element; do
+      for t in histeq-element cudahisteq-element output-queue; do
         ./build/tests/element/test-$t --gtest_brief=1 2>&1 | tee "$out/$t.txt" | tail -4
         ((PIPESTATUS[0] == 0)) || status=1
       done
