@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "cuda_check.h"
+#include "item_walk.cuh"
 #include "kernel_shape.cuh"
 #include "luma_words.cuh"
 
@@ -28,20 +29,18 @@ struct TextureLut {
 // the row tail and unaligned planes go byte by byte.
 template <typename Lut>
 __device__ void map_plane(const DevicePlane &src, const DevicePlane &dst, const Lut &lut) {
-  const int chunks = rows_in_chunks(src) && rows_in_chunks(dst) ? src.width / 16 : 0;
-  const int per_row = chunks + (src.width > chunks * 16 ? 1 : 0);
-  const long long items = (long long)per_row * src.height;
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < items;
+  const Items items(src, dst);
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < items.count;
        i += (long long)gridDim.x * blockDim.x) {
-    const int y = int(i / per_row);
-    const int c = int(i - (long long)y * per_row);
+    const int y = int(i / items.per_row);
+    const int c = int(i - (long long)y * items.per_row);
     const std::uint8_t *row = src.data + (std::size_t)y * src.pitch;
     std::uint8_t *out_row = dst.data + (std::size_t)y * dst.pitch;
-    if (c < chunks) {
+    if (c < items.chunks) {
       const uint4 v = *reinterpret_cast<const uint4 *>(row + c * 16);
       *reinterpret_cast<uint4 *>(out_row + c * 16) = map_chunk(v, lut);
     } else {
-      for (int x = chunks * 16; x < src.width; ++x) out_row[x] = std::uint8_t(lut(row[x]));
+      for (int x = items.chunks * 16; x < src.width; ++x) out_row[x] = std::uint8_t(lut(row[x]));
     }
   }
 }

@@ -232,12 +232,12 @@ static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   }
   state.cuda_frames.discard();
   for (PendingFrame &pending : state.output.take_all()) gst_cuda_hist_eq_release(pending);
-  self->state->ring.reset();
-  self->state->cuda_frames.release();
-  self->state->cuda_caps = false;
+  state.ring.reset();
+  state.cuda_frames.release();
+  state.cuda_caps = false;
   gst_clear_object(&self->context);
-  gst_clear_object(&self->state->pinned);
-  self->state->discont_after_drop = false;
+  gst_clear_object(&state.pinned);
+  state.discont_after_drop = false;
   GST_OBJECT_LOCK(self);
   self->started = false;
   GST_OBJECT_UNLOCK(self);

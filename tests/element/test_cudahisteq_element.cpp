@@ -168,6 +168,22 @@ class HeldOutput {
   gulong probe_ = 0;
 };
 
+// Makes every push from the element's src pad come back with `flow` (the buffer is dropped),
+// as from a downstream element that refuses frames.
+void answer_every_push_with(GstElement *element, GstFlowReturn flow) {
+  GstPad *src = gst_element_get_static_pad(element, "src");
+  gst_pad_add_probe(
+      src, GST_PAD_PROBE_TYPE_BUFFER,
+      [](GstPad *, GstPadProbeInfo *info, gpointer answer) {
+        GST_PAD_PROBE_INFO_FLOW_RETURN(info) = GstFlowReturn(GPOINTER_TO_INT(answer));
+        gst_buffer_unref(GST_PAD_PROBE_INFO_BUFFER(info));
+        GST_PAD_PROBE_INFO_DATA(info) = nullptr;
+        return GST_PAD_PROBE_HANDLED;
+      },
+      GINT_TO_POINTER(flow), nullptr);
+  gst_object_unref(src);
+}
+
 }  // namespace
 
 TEST(CudaHistEqElement, IsRegisteredAndDocumented) {
@@ -428,22 +444,12 @@ TEST(CudaHistEqElement, DownstreamsFlowReturnReachesUpstream) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 320, 240);
   GstHarness *h = harness("cudahisteq depth=2");
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  GstPad *src = gst_element_get_static_pad(h->element, "src");
-  gst_pad_add_probe(
-      src, GST_PAD_PROBE_TYPE_BUFFER,
-      [](GstPad *, GstPadProbeInfo *info, gpointer) {
-        GST_PAD_PROBE_INFO_FLOW_RETURN(info) = GST_FLOW_EOS;
-        gst_buffer_unref(GST_PAD_PROBE_INFO_BUFFER(info));
-        GST_PAD_PROBE_INFO_DATA(info) = nullptr;
-        return GST_PAD_PROBE_HANDLED;
-      },
-      nullptr, nullptr);
+  answer_every_push_with(h->element, GST_FLOW_EOS);
   std::mt19937 rng(12);
   ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
   // A serialized event waits until the frame has been pushed.
   ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_tag(gst_tag_list_new_empty())));
   EXPECT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_EOS);
-  gst_object_unref(src);
   gst_harness_teardown(h);
 }
 
@@ -456,16 +462,7 @@ TEST(CudaHistEqElement, AFatalPushBeforeEosIsPostedAsAnError) {
   GstBus *bus = gst_bus_new();
   gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  GstPad *src = gst_element_get_static_pad(h->element, "src");
-  gst_pad_add_probe(
-      src, GST_PAD_PROBE_TYPE_BUFFER,
-      [](GstPad *, GstPadProbeInfo *info, gpointer) {
-        GST_PAD_PROBE_INFO_FLOW_RETURN(info) = GST_FLOW_NOT_NEGOTIATED;
-        gst_buffer_unref(GST_PAD_PROBE_INFO_BUFFER(info));
-        GST_PAD_PROBE_INFO_DATA(info) = nullptr;
-        return GST_PAD_PROBE_HANDLED;
-      },
-      nullptr, nullptr);
+  answer_every_push_with(h->element, GST_FLOW_NOT_NEGOTIATED);
   std::mt19937 rng(13);
   ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
   gst_harness_push_event(h, gst_event_new_eos());
@@ -478,7 +475,6 @@ TEST(CudaHistEqElement, AFatalPushBeforeEosIsPostedAsAnError) {
       << error->message;
   g_error_free(error);
   gst_message_unref(message);
-  gst_object_unref(src);
   gst_element_set_bus(h->element, nullptr);
   gst_object_unref(bus);
   gst_harness_teardown(h);
