@@ -55,6 +55,17 @@ void *mapped_plane(const HostPlane &plane, int width, int height) {
   return end.device == static_cast<std::uint8_t *>(plane.d_data) + last ? plane.d_data : nullptr;
 }
 
+// A plane between host and device: one linear copy when both sides are packed rows, else a copy
+// of `height` rows (a destination's padding may hold a caller's bytes, so it is never written).
+cudaError_t copy_plane_async(void *dst, std::size_t dst_pitch, const void *src,
+                             std::size_t src_pitch, std::size_t width, std::size_t height,
+                             cudaMemcpyKind kind, cudaStream_t stream) {
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (dst_pitch == width && src_pitch == width)
+    return cudaMemcpyAsync(dst, src, width * height, kind, stream);
+  return cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, kind, stream);
+}
+
 void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src,
                std::size_t src_pitch, int width, int height) {
   for (int y = 0; y < height; ++y)
@@ -75,8 +86,7 @@ struct StreamRing::Slot {
   DeviceEqualizer equalizer;
   std::uint8_t *d_in = nullptr;
   std::uint8_t *d_out = nullptr;
-  std::size_t in_pitch = 0;
-  std::size_t out_pitch = 0;
+  std::size_t pitch = 0;  // of both planes
   int d_width = 0;
   int d_height = 0;
 
@@ -143,6 +153,9 @@ cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) 
 }
 
 // Grows the slot's device planes to the frame. A frame queued before may still use the old ones.
+// Rows are padded to 16 bytes (the kernels' chunk) rather than cudaMallocPitch's 512, so a
+// width that is a multiple of 16 (1080p and 4K among them) has packed rows, and a packed host
+// plane crosses PCIe in one linear copy instead of a copy of `height` rows.
 cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
   if (frame.width > slot.d_width || frame.height > slot.d_height) {
     HISTEQ_CUDA_TRY(slot.synchronize());
@@ -150,11 +163,10 @@ cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
     HISTEQ_CUDA_TRY(cudaFree(slot.d_out));
     slot.d_in = slot.d_out = nullptr;
     slot.d_width = slot.d_height = 0;
-    const std::size_t width = std::size_t(frame.width), height = std::size_t(frame.height);
-    HISTEQ_CUDA_TRY(
-        cudaMallocPitch(reinterpret_cast<void **>(&slot.d_in), &slot.in_pitch, width, height));
-    HISTEQ_CUDA_TRY(
-        cudaMallocPitch(reinterpret_cast<void **>(&slot.d_out), &slot.out_pitch, width, height));
+    slot.pitch = (std::size_t(frame.width) + 15) / 16 * 16;
+    const std::size_t bytes = slot.pitch * std::size_t(frame.height);
+    HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&slot.d_in), bytes));
+    HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&slot.d_out), bytes));
     slot.d_width = frame.width;
     slot.d_height = frame.height;
   }
@@ -187,8 +199,9 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
 cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &frame) {
   const std::size_t width = std::size_t(frame.width);
   const std::size_t height = std::size_t(frame.height);
-  // Stages are packed for the copy engines (one contiguous copy) and keep their rows 16-byte
-  // aligned for the zero-copy kernels, so staged frames can go zero-copy too.
+  // Stages are packed for the copy engines (one linear copy where the device plane is packed too)
+  // and keep their rows 16-byte aligned for the zero-copy kernels, so staged frames can go
+  // zero-copy too.
   queued.stage_pitch = zero_copy_ ? (width + 15) / 16 * 16 : width;
 
   const PinnedView src_view = pinned_view(frame.src);
@@ -215,8 +228,8 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
     return cudaSuccess;
   };
 
-  const DevicePlane in{slot.d_in, frame.width, frame.height, slot.in_pitch};
-  const DevicePlane out{slot.d_out, frame.width, frame.height, slot.out_pitch};
+  const DevicePlane in{slot.d_in, frame.width, frame.height, slot.pitch};
+  const DevicePlane out{slot.d_out, frame.width, frame.height, slot.pitch};
   if (zero_copy_) {
     HISTEQ_CUDA_TRY(resolve_down());
     const ZeroCopyPlanes planes{
@@ -234,19 +247,15 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
   }
   // With the copy engines the upload goes out first: the time from a frame's arrival to its
   // upload can sit on the critical path, and the destination can wait.
-  if (width && height) {
-    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(slot.d_in, slot.in_pitch, up.h_data, up.pitch, width, height,
-                                      cudaMemcpyHostToDevice, slot.stream));
-  }
+  HISTEQ_CUDA_TRY(copy_plane_async(slot.d_in, slot.pitch, up.h_data, up.pitch, width, height,
+                                   cudaMemcpyHostToDevice, slot.stream));
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.stream, slot.downloaded, 0));
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, frame.range, config_, slot.stream));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.mapped, slot.stream));
   if (!zero_copy_) HISTEQ_CUDA_TRY(resolve_down());
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.down_stream, slot.mapped, 0));
-  if (width && height) {
-    HISTEQ_CUDA_TRY(cudaMemcpy2DAsync(down.h_data, down.pitch, slot.d_out, slot.out_pitch, width,
-                                      height, cudaMemcpyDeviceToHost, slot.down_stream));
-  }
+  HISTEQ_CUDA_TRY(copy_plane_async(down.h_data, down.pitch, slot.d_out, slot.pitch, width, height,
+                                   cudaMemcpyDeviceToHost, slot.down_stream));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.downloaded, slot.down_stream));
   return cudaEventRecord(queued.done, slot.down_stream);
 }

@@ -6,7 +6,9 @@
 // natural frames: the element's own pinned pool (what it answers to the allocation query) or
 // an ordinary system-memory video pool (an upstream that ignores the proposal). Run on the GPU
 // machine with the plugin on GST_PLUGIN_PATH:
-//   histeq-pipeline-bench [--frames N]
+//   histeq-pipeline-bench [--frames N] [--rows TEXT]
+// --rows runs only the rows whose name contains TEXT (e.g. "pinned pool" for an A/B of the
+// element alone), next to the floor as always.
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -221,8 +223,11 @@ double run(const std::string &label, const std::string &element, const GstVideoI
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   int frames = 600;
-  for (int i = 1; i + 1 < argc; ++i)
+  std::string row_filter;
+  for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--frames")) frames = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--rows")) row_filter = argv[i + 1];
+  }
 
   struct Size {
     int width, height;
@@ -234,7 +239,7 @@ int main(int argc, char **argv) {
     std::string name, element;
     Source source;
   };
-  const std::vector<Row> rows = {
+  std::vector<Row> rows = {
       {"identity", "identity", Source::kSystemPool},
       {"histeq (all cores)", "histeq", Source::kSystemPool},
       {"cudahisteq depth=1, pinned pool", "cudahisteq depth=1", Source::kPinnedPool},
@@ -251,7 +256,13 @@ int main(int argc, char **argv) {
   };
   // The last two rows differ by cudahisteq on device memory alone (issue 5); the two before
   // them by the same plus noise of whole frames crossing PCIe from pageable memory.
+  const bool every_row = row_filter.empty();
   const std::size_t identity_row = rows.size() - 2, zero_copy_row = rows.size() - 1;
+  rows.erase(std::remove_if(rows.begin(), rows.end(),
+                            [&](const Row &row) {
+                              return row.name.find(row_filter) == std::string::npos;
+                            }),
+             rows.end());
   const Size sizes[] = {{1920, 1080}, {3840, 2160}};
   // Rounds: in each, the PCIe floor and then every row at both sizes once. Each figure is the
   // median over the rounds, so a drift of the machine over the minutes the benchmark takes
@@ -307,7 +318,7 @@ int main(int argc, char **argv) {
 
   // cudahisteq's own cost per frame in CUDA memory (launch, kernel, wait), next to a D2D copy
   // of the same luma plane launched call by call and as GPU time, measured now.
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < 2 && every_row; ++s) {
     const double with = fps_of[zero_copy_row][s], without = fps_of[identity_row][s];
     if (with <= 0 || without <= 0) continue;
     const double element_us = 1e6 / with - 1e6 / without;
