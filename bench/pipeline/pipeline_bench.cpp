@@ -258,10 +258,9 @@ int main(int argc, char **argv) {
   // them by the same plus noise of whole frames crossing PCIe from pageable memory.
   const bool every_row = row_filter.empty();
   const std::size_t identity_row = rows.size() - 2, zero_copy_row = rows.size() - 1;
-  rows.erase(std::remove_if(rows.begin(), rows.end(),
-                            [&](const Row &row) {
-                              return row.name.find(row_filter) == std::string::npos;
-                            }),
+  rows.erase(std::remove_if(
+                 rows.begin(), rows.end(),
+                 [&](const Row &row) { return row.name.find(row_filter) == std::string::npos; }),
              rows.end());
   const Size sizes[] = {{1920, 1080}, {3840, 2160}};
   // Rounds: in each, the PCIe floor and then every row at both sizes once. Each figure is the
