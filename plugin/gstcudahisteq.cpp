@@ -16,6 +16,7 @@
 
 #include "cuda_enums.h"
 #include "cuda_memory_frames.h"
+#include "frame_qos.h"
 #include "luma_frame.h"
 #include "output_queue.h"
 #include "pinned_allocator.h"
@@ -47,9 +48,10 @@ struct CudaHistEqState {
   std::unique_ptr<histeq::cuda::StreamRing> ring;
   OutputQueue output;
   histeq::OutputRange range = histeq::full_range(8);
-  GstAllocator *pinned = nullptr;   // offered upstream while started
-  bool cuda_caps = false;           // negotiated video/x-raw(memory:CUDAMemory)
-  CudaMemoryFrames cuda_frames;     // the zero-copy path, in the pipeline's CUDA context
+  GstAllocator *pinned = nullptr;  // offered upstream while started
+  bool cuda_caps = false;          // negotiated video/x-raw(memory:CUDAMemory)
+  CudaMemoryFrames cuda_frames;    // the zero-copy path, in the pipeline's CUDA context
+  FrameQos qos;
   bool discont_after_drop = false;  // QoS dropped the frame before the next one
 };
 
@@ -212,6 +214,7 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
     return FALSE;
   }
   state.pinned = GST_ALLOCATOR(gst_object_ref_sink(gst_hist_eq_pinned_allocator_new()));
+  state.qos.restart();
   GST_OBJECT_LOCK(self);
   self->started = true;
   GST_OBJECT_UNLOCK(self);
@@ -335,8 +338,10 @@ static GstFlowReturn gst_cuda_hist_eq_submit_to_ring(GstCudaHistEq *self, GstBuf
   return GST_FLOW_OK;
 }
 
-static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans,
-                                                          gboolean is_discont, GstBuffer *input) {
+// Does what the base class's submit would (renegotiation, QoS) in the order frames in flight
+// need; a DISCONT from upstream stays on the buffer itself, so the flag argument is not needed.
+static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *trans, gboolean,
+                                                          GstBuffer *input) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
   GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " in", GST_TIME_ARGS(GST_BUFFER_PTS(input)));
@@ -348,12 +353,12 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     gst_buffer_unref(input);
     return taken;
   }
-  GstFlowReturn ret = GST_FLOW_OK;
-  // Downstream asked for new caps (a RECONFIGURE event, as a relinked pad sends). The base
-  // class's submit below would answer it with frames still in flight; they leave first, under
-  // their caps.
+  // Downstream asked for new caps (a RECONFIGURE event, as a relinked pad sends): the frames
+  // in flight leave first, under their caps. This is the only place the caps are renegotiated
+  // for a RECONFIGURE: the base class's own submit, which would do it with frames in flight, is
+  // not called (the flag raised after this check waits for the next frame).
   if (gst_pad_needs_reconfigure(GST_BASE_TRANSFORM_SRC_PAD(trans))) {
-    ret = gst_cuda_hist_eq_drain(self);
+    GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
     if (ret == GST_FLOW_NOT_LINKED) ret = GST_FLOW_OK;
     if (ret == GST_FLOW_OK && !gst_base_transform_reconfigure(trans))
       ret = GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
@@ -363,19 +368,28 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
       return ret;
     }
   }
-  // The base class's own submit does QoS (the qos property): it drops a frame the sink would
-  // only show late and posts the QoS message. Its DISCONT mark for the next frame out would
-  // only reach buffers the base class pushes itself, so the next frame carries its own.
-  ret = GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)
-            ->submit_input_buffer(trans, is_discont, input);
-  if (ret == GST_BASE_TRANSFORM_FLOW_DROPPED) {
-    GST_DEBUG_OBJECT(self, "QoS dropped a late frame");
-    state.discont_after_drop = true;
-    return ret;
+  if (!GST_VIDEO_FILTER(self)->negotiated) {
+    gst_buffer_unref(input);
+    return GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
+                                                                  : GST_FLOW_NOT_NEGOTIATED;
   }
-  if (ret != GST_FLOW_OK) return ret;
-  input = trans->queued_buf;
-  trans->queued_buf = nullptr;
+  // QoS (the qos property): a frame the sink could only show late is dropped with a QoS
+  // message, and the next frame out is marked DISCONT.
+  if (gst_base_transform_is_qos_enabled(trans) && trans->segment.format == GST_FORMAT_TIME) {
+    const GstClockTime running_time =
+        gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(input));
+    if (state.qos.late(running_time)) {
+      GST_DEBUG_OBJECT(self, "QoS dropped a late frame at running time %" GST_TIME_FORMAT,
+                       GST_TIME_ARGS(running_time));
+      gst_element_post_message(
+          GST_ELEMENT(self),
+          state.qos.dropped_message(GST_OBJECT(self), trans->segment, GST_BUFFER_PTS(input),
+                                    GST_BUFFER_DURATION(input)));
+      state.discont_after_drop = true;
+      gst_buffer_unref(input);
+      return GST_BASE_TRANSFORM_FLOW_DROPPED;
+    }
+  }
   if (state.discont_after_drop) {
     input = gst_buffer_make_writable(input);
     GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT);
@@ -390,11 +404,10 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     return taken;
   }
   // CUDAMemory caps do not promise CUDA memory; anything else goes through the ring.
-  if (state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
-      gst_is_cuda_memory(gst_buffer_peek_memory(input, 0)))
-    ret = gst_cuda_hist_eq_submit_cuda_memory(self, input);
-  else
-    ret = gst_cuda_hist_eq_submit_to_ring(self, input);
+  const GstFlowReturn ret = state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
+                                    gst_is_cuda_memory(gst_buffer_peek_memory(input, 0))
+                                ? gst_cuda_hist_eq_submit_cuda_memory(self, input)
+                                : gst_cuda_hist_eq_submit_to_ring(self, input);
   return ret == GST_FLOW_OK ? taken : ret;
 }
 
@@ -419,6 +432,7 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
       break;
     case GST_EVENT_FLUSH_STOP:
       state.output.set_flushing(false);
+      state.qos.forget_reports();
       state.discont_after_drop = false;
       break;
     case GST_EVENT_EOS: {
@@ -437,6 +451,19 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
       break;
   }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
+}
+
+// The sink's QOS events reach our own QoS (the frames are pushed from the output task, which the
+// base class's QoS does not count), and go on upstream.
+static gboolean gst_cuda_hist_eq_src_event(GstBaseTransform *trans, GstEvent *event) {
+  if (GST_EVENT_TYPE(event) == GST_EVENT_QOS) {
+    double proportion = 1.0;
+    GstClockTimeDiff diff = 0;
+    GstClockTime timestamp = GST_CLOCK_TIME_NONE;
+    gst_event_parse_qos(event, nullptr, &proportion, &diff, &timestamp);
+    GST_CUDA_HIST_EQ(trans)->state->qos.report(proportion, diff, timestamp);
+  }
+  return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->src_event(trans, event);
 }
 
 // A DRAIN query pushes the frames in flight. The element holds no frame back past the time the
@@ -672,11 +699,11 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   g_object_class_install_property(
       gobject_class, PROP_DEPTH,
       g_param_spec_uint("depth", "Depth",
-                        "Frames on the GPU at once, each in its own CUDA stream and device "
-                        "plane: from 2 on, one frame's upload overlaps the equalization and "
-                        "download of the one before (1 = one at a time). Each stream also queues "
-                        "the next frame behind its own. Frames leave as soon as they are done, "
-                        "so depth adds no latency",
+                        "Slots on the GPU, each with its own CUDA streams and an input and an "
+                        "output plane: a slot uploads a frame while it downloads the one before, "
+                        "and from 2 slots on one frame's equalization also overlaps another's "
+                        "copies. Each slot takes a second frame queued behind its own. Frames "
+                        "leave as soon as they are done, so depth adds no latency",
                         1, histeq::cuda::StreamRing::kMaxDepth, kDefaultDepth, flags));
   g_object_class_install_property(
       gobject_class, PROP_HISTOGRAM_METHOD,
@@ -708,6 +735,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   trans_class->submit_input_buffer = gst_cuda_hist_eq_submit_input_buffer;
   trans_class->generate_output = gst_cuda_hist_eq_generate_output;
   trans_class->sink_event = gst_cuda_hist_eq_sink_event;
+  trans_class->src_event = gst_cuda_hist_eq_src_event;
   trans_class->query = gst_cuda_hist_eq_query;
   trans_class->propose_allocation = gst_cuda_hist_eq_propose_allocation;
   trans_class->transform_caps = gst_cuda_hist_eq_transform_caps;

@@ -581,9 +581,9 @@ TEST(CudaHistEqElement, UpstreamGetsAPoolOfPinnedBuffersAndTheyAreEqualized) {
 }
 
 // QoS (the qos property, on by default as on every video filter): after the sink reports that
-// frames up to 2.5 s can only be shown late, frame 2 is dropped with a QoS message, the frames
-// before it still come out, and frame 3 is marked DISCONT, even with an event right after it.
-// With qos=false every frame comes out.
+// frames up to 2.5 s can only be shown late, frame 2 is dropped with a QoS message that counts
+// the frames before it, they still come out, and frame 3 is marked DISCONT, even with an event
+// right after it. With qos=false every frame comes out.
 class Qos : public ::testing::TestWithParam<bool> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
@@ -617,6 +617,13 @@ TEST_P(Qos, ALateFrameIsDroppedOnlyWithQosOn) {
     GstClockTime running_time = 0;
     gst_message_parse_qos(message, nullptr, &running_time, nullptr, nullptr, nullptr);
     EXPECT_EQ(running_time, 2 * GST_SECOND);
+    // Frames 0 and 1 were taken before it (counted though still in flight), as histeq counts.
+    GstFormat format = GST_FORMAT_UNDEFINED;
+    guint64 processed = 0, dropped_so_far = 0;
+    gst_message_parse_qos_stats(message, &format, &processed, &dropped_so_far);
+    EXPECT_EQ(format, GST_FORMAT_BUFFERS);
+    EXPECT_EQ(processed, 2u);
+    EXPECT_EQ(dropped_so_far, 1u);
     gst_message_unref(message);
     ++dropped;
   }

@@ -232,9 +232,9 @@ TEST(HistEqElement, GapBufferPassesUntouched) {
   EXPECT_EQ(gst_harness_push(harness.h, empty_gap), GST_FLOW_OK);
 }
 
-// QoS, as cudahisteq does it (GstVideoFilter's own): once the sink reports that frames up to
-// 2.5 s can only be shown late, frame 2 is dropped with a QoS message and frame 3 comes out
-// DISCONT; with qos=false every frame comes out.
+// QoS, as cudahisteq does it (GstVideoFilter's own here): once the sink reports that frames up
+// to 2.5 s can only be shown late, frame 2 is dropped with a QoS message counting the two frames
+// before it, and frame 3 comes out DISCONT; with qos=false every frame comes out.
 TEST(HistEqElement, QosDropsALateFrameOnlyWhenOn) {
   for (const bool qos : {true, false}) {
     Harness harness("histeq");
@@ -256,6 +256,12 @@ TEST(HistEqElement, QosDropsALateFrameOnlyWhenOn) {
     EXPECT_EQ(out, qos ? std::vector<int>({0, 1, 3, 4}) : std::vector<int>({0, 1, 2, 3, 4}));
     int dropped = 0;
     while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_QOS)) {
+      GstFormat format = GST_FORMAT_UNDEFINED;
+      guint64 processed = 0, dropped_so_far = 0;
+      gst_message_parse_qos_stats(message, &format, &processed, &dropped_so_far);
+      EXPECT_EQ(format, GST_FORMAT_BUFFERS);
+      EXPECT_EQ(processed, 2u);
+      EXPECT_EQ(dropped_so_far, 1u);
       gst_message_unref(message);
       ++dropped;
     }
