@@ -2,54 +2,43 @@
 #include "frame_qos.h"
 
 void FrameQos::report(double proportion, GstClockTimeDiff diff, GstClockTime timestamp) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  proportion_ = proportion;
+  if (!GST_CLOCK_TIME_IS_VALID(timestamp)) return;
   // A sink ahead of the clock reports a negative diff; an earliest time before 0 holds no
   // frame back.
   const GstClockTimeDiff earliest = GstClockTimeDiff(timestamp) + diff;
-  earliest_ = GST_CLOCK_TIME_IS_VALID(timestamp) && earliest >= 0 ? GstClockTime(earliest)
-                                                                  : GST_CLOCK_TIME_NONE;
-}
-
-void FrameQos::forget_reports() {
   std::lock_guard<std::mutex> lock(mutex_);
-  proportion_ = 1.0;
-  earliest_ = GST_CLOCK_TIME_NONE;
+  proportion_ = proportion;
+  earliest_ = earliest >= 0 ? GstClockTime(earliest) : GST_CLOCK_TIME_NONE;
 }
 
-void FrameQos::restart() {
-  forget_reports();
+void FrameQos::reset() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    proportion_ = 1.0;
+    earliest_ = GST_CLOCK_TIME_NONE;
+  }
   processed_ = dropped_ = 0;
 }
 
-bool FrameQos::late(GstClockTime running_time) {
-  GstClockTime earliest;
-  double proportion;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    earliest = earliest_;
-    proportion = proportion_;
-  }
-  if (!GST_CLOCK_TIME_IS_VALID(running_time) || !GST_CLOCK_TIME_IS_VALID(earliest) ||
-      running_time > earliest) {
-    ++processed_;
+bool FrameQos::late(GstClockTime running_time, Lateness *lateness) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!GST_CLOCK_TIME_IS_VALID(running_time) || !GST_CLOCK_TIME_IS_VALID(earliest_) ||
+      running_time > earliest_)
     return false;
-  }
-  ++dropped_;
-  dropped_running_time_ = running_time;
-  dropped_earliest_ = earliest;
-  dropped_proportion_ = proportion;
+  *lateness = {running_time, earliest_, proportion_};
   return true;
 }
 
-GstMessage *FrameQos::dropped_message(GstObject *element, const GstSegment &segment,
-                                      GstClockTime timestamp, GstClockTime duration) const {
+GstMessage *FrameQos::dropped(GstObject *element, const Lateness &lateness,
+                              const GstSegment &segment, GstClockTime timestamp,
+                              GstClockTime duration) {
+  ++dropped_;
   GstMessage *message = gst_message_new_qos(
-      element, FALSE, dropped_running_time_,
+      element, FALSE, lateness.running_time,
       gst_segment_to_stream_time(&segment, GST_FORMAT_TIME, timestamp), timestamp, duration);
   // Jitter: how far before the earliest time the sink could still show it the frame fell.
-  gst_message_set_qos_values(message, GST_CLOCK_DIFF(dropped_running_time_, dropped_earliest_),
-                             dropped_proportion_, 1000000);
+  gst_message_set_qos_values(message, GST_CLOCK_DIFF(lateness.running_time, lateness.earliest),
+                             lateness.proportion, 1000000);
   gst_message_set_qos_stats(message, GST_FORMAT_BUFFERS, processed_, dropped_);
   return message;
 }

@@ -8,8 +8,10 @@
 // timestamp + diff is dropped) with counts of the frames the element really took.
 //
 //   QOS event (any thread):  qos.report(proportion, diff, timestamp);
-//   each frame (streaming):  if (qos.late(running_time)) post qos.dropped_message(...), drop it
-//   flush / start:           qos.forget_reports() / qos.restart()
+//   each frame (streaming):  if (qos.late(running_time, &lateness))
+//                              post qos.dropped(element, lateness, ...) and drop it;
+//                            else qos.taken();
+//   start, flush:            qos.reset();
 
 #include <cstdint>
 #include <mutex>
@@ -18,22 +20,29 @@
 
 class FrameQos {
  public:
+  // How late a frame is, for its QoS message.
+  struct Lateness {
+    GstClockTime running_time = GST_CLOCK_TIME_NONE;
+    GstClockTime earliest = GST_CLOCK_TIME_NONE;  // the first running time the sink can show
+    double proportion = 1.0;
+  };
+
+  // A QOS event; one without a timestamp is ignored, as GstBaseTransform ignores it.
   void report(double proportion, GstClockTimeDiff diff, GstClockTime timestamp);
-  // A flush: the reports were about the stream before it.
-  void forget_reports();
-  // A new run: the counts start again too.
-  void restart();
+  // A new run or a flush: no report stands and the counts start again (a QoS message counts
+  // since the last flush).
+  void reset();
 
-  // Whether a frame at `running_time` would only be shown late; counts it as dropped if so,
-  // else as processed.
-  bool late(GstClockTime running_time);
-
-  // The QoS message for the frame late() just dropped.
-  GstMessage *dropped_message(GstObject *element, const GstSegment &segment, GstClockTime timestamp,
-                              GstClockTime duration) const;
+  // Whether a frame at `running_time` would only be shown late (and how late, if so).
+  bool late(GstClockTime running_time, Lateness *lateness) const;
+  // Counts a frame the element took.
+  void taken() { ++processed_; }
+  // Counts a dropped frame and returns its QoS message.
+  GstMessage *dropped(GstObject *element, const Lateness &lateness, const GstSegment &segment,
+                      GstClockTime timestamp, GstClockTime duration);
 
   std::uint64_t processed() const { return processed_; }
-  std::uint64_t dropped() const { return dropped_; }
+  std::uint64_t dropped_count() const { return dropped_; }
 
  private:
   mutable std::mutex mutex_;  // the report, set from downstream's threads
@@ -42,7 +51,4 @@ class FrameQos {
   // The streaming thread's own.
   std::uint64_t processed_ = 0;
   std::uint64_t dropped_ = 0;
-  GstClockTime dropped_running_time_ = GST_CLOCK_TIME_NONE;
-  GstClockTime dropped_earliest_ = GST_CLOCK_TIME_NONE;
-  double dropped_proportion_ = 1.0;
 };

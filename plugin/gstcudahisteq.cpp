@@ -51,6 +51,7 @@ struct CudaHistEqState {
   GstAllocator *pinned = nullptr;  // offered upstream while started
   bool cuda_caps = false;          // negotiated video/x-raw(memory:CUDAMemory)
   CudaMemoryFrames cuda_frames;    // the zero-copy path, in the pipeline's CUDA context
+  bool negotiated = false;         // the last CAPS event was accepted
   FrameQos qos;
   bool discont_after_drop = false;  // QoS dropped the frame before the next one
 };
@@ -214,7 +215,8 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
     return FALSE;
   }
   state.pinned = GST_ALLOCATOR(gst_object_ref_sink(gst_hist_eq_pinned_allocator_new()));
-  state.qos.restart();
+  state.qos.reset();
+  state.negotiated = false;
   GST_OBJECT_LOCK(self);
   self->started = true;
   GST_OBJECT_UNLOCK(self);
@@ -368,28 +370,30 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
       return ret;
     }
   }
-  if (!GST_VIDEO_FILTER(self)->negotiated) {
+  // Frames under caps that were refused (or before any) are refused too. The base class's own
+  // check never applied here: with neither transform function set it counts as passthrough.
+  if (!state.negotiated) {
     gst_buffer_unref(input);
     return GST_PAD_IS_FLUSHING(GST_BASE_TRANSFORM_SRC_PAD(trans)) ? GST_FLOW_FLUSHING
                                                                   : GST_FLOW_NOT_NEGOTIATED;
   }
   // QoS (the qos property): a frame the sink could only show late is dropped with a QoS
   // message, and the next frame out is marked DISCONT.
-  if (gst_base_transform_is_qos_enabled(trans) && trans->segment.format == GST_FORMAT_TIME) {
-    const GstClockTime running_time =
-        gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(input));
-    if (state.qos.late(running_time)) {
-      GST_DEBUG_OBJECT(self, "QoS dropped a late frame at running time %" GST_TIME_FORMAT,
-                       GST_TIME_ARGS(running_time));
-      gst_element_post_message(
-          GST_ELEMENT(self),
-          state.qos.dropped_message(GST_OBJECT(self), trans->segment, GST_BUFFER_PTS(input),
-                                    GST_BUFFER_DURATION(input)));
-      state.discont_after_drop = true;
-      gst_buffer_unref(input);
-      return GST_BASE_TRANSFORM_FLOW_DROPPED;
-    }
+  FrameQos::Lateness lateness;
+  if (gst_base_transform_is_qos_enabled(trans) && trans->segment.format == GST_FORMAT_TIME &&
+      state.qos.late(
+          gst_segment_to_running_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(input)),
+          &lateness)) {
+    GST_DEBUG_OBJECT(self, "QoS dropped a late frame at running time %" GST_TIME_FORMAT,
+                     GST_TIME_ARGS(lateness.running_time));
+    gst_element_post_message(GST_ELEMENT(self),
+                             state.qos.dropped(GST_OBJECT(self), lateness, trans->segment,
+                                               GST_BUFFER_PTS(input), GST_BUFFER_DURATION(input)));
+    state.discont_after_drop = true;
+    gst_buffer_unref(input);
+    return taken == GST_FLOW_OK ? GST_BASE_TRANSFORM_FLOW_DROPPED : taken;
   }
+  state.qos.taken();
   if (state.discont_after_drop) {
     input = gst_buffer_make_writable(input);
     GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT);
@@ -432,7 +436,7 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
       break;
     case GST_EVENT_FLUSH_STOP:
       state.output.set_flushing(false);
-      state.qos.forget_reports();
+      state.qos.reset();
       state.discont_after_drop = false;
       break;
     case GST_EVENT_EOS: {
@@ -450,7 +454,11 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
       if (GST_EVENT_IS_SERIALIZED(event)) gst_cuda_hist_eq_drain(self);
       break;
   }
-  return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
+  const bool caps = GST_EVENT_TYPE(event) == GST_EVENT_CAPS;
+  const gboolean handled =
+      GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->sink_event(trans, event);
+  if (caps) state.negotiated = handled;
+  return handled;
 }
 
 // The sink's QOS events reach our own QoS (the frames are pushed from the output task, which the
@@ -476,7 +484,10 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
     return TRUE;
   // Upstream wants its buffers back (a decoder before it reuses or frees them): the frames in
   // flight leave first, then the query goes on downstream.
-  if (direction == GST_PAD_SINK && GST_QUERY_TYPE(query) == GST_QUERY_DRAIN &&
+  // An ALLOCATION query drains too: the base class renegotiates the src caps before answering
+  // it when downstream asked for that, and frames in flight must leave under their own caps.
+  if (direction == GST_PAD_SINK &&
+      (GST_QUERY_TYPE(query) == GST_QUERY_DRAIN || GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION) &&
       gst_cuda_hist_eq_drain(self) != GST_FLOW_OK)
     return FALSE;
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->query(trans, direction, query);

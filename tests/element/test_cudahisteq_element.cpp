@@ -537,6 +537,37 @@ TEST(CudaHistEqElement, DownstreamReconfigureDrainsThenRenegotiates) {
   gst_harness_teardown(h);
 }
 
+// An ALLOCATION query from upstream (which it sends after a RECONFIGURE reached it, even with
+// unchanged caps) lets the frames in flight out first: the base class may renegotiate before
+// answering it, and those frames must leave under their own caps.
+// 4K frames, so that without the drain they would most likely still be on the GPU.
+TEST(CudaHistEqElement, AnAllocationQueryLetsTheFramesInFlightOutFirst) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 3840, 2160);
+  GstHarness *h = harness("cudahisteq depth=3");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(12);
+  for (int i = 0; i < 3; ++i) ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
+  GstCaps *caps = gst_video_info_to_caps(&info);
+  GstQuery *query = gst_query_new_allocation(caps, TRUE);
+  EXPECT_TRUE(gst_pad_peer_query(h->srcpad, query));
+  EXPECT_EQ(gst_harness_buffers_received(h), 3u);
+  gst_query_unref(query);
+  gst_caps_unref(caps);
+  gst_harness_teardown(h);
+}
+
+// Caps cudahisteq refuses leave it unnegotiated: the frames after them are refused with
+// not-negotiated, as histeq refuses them, instead of being read with the last caps' layout.
+TEST(CudaHistEqElement, FramesUnderRefusedCapsAreNotNegotiated) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  GstHarness *h = harness("cudahisteq");
+  gst_harness_set_src_caps_str(h, "video/x-raw,format=RGB,width=16,height=16,framerate=30/1");
+  EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 16 * 16 * 3, nullptr)),
+            GST_FLOW_NOT_NEGOTIATED);
+  gst_harness_teardown(h);
+}
+
 TEST(CudaHistEqElement, UpstreamGetsAPoolOfPinnedBuffersAndTheyAreEqualized) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 640, 360);
