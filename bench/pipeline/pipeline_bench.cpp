@@ -6,9 +6,11 @@
 // natural frames: the element's own pinned pool (what it answers to the allocation query) or
 // an ordinary system-memory video pool (an upstream that ignores the proposal). Run on the GPU
 // machine with the plugin on GST_PLUGIN_PATH:
-//   histeq-pipeline-bench [--frames N] [--rows TEXT]
+//   histeq-pipeline-bench [--frames N] [--rows TEXT] [--intervals]
 // --rows runs only the rows whose name contains TEXT (e.g. "pinned pool" for an A/B of the
-// element alone), next to the floor as always.
+// element alone), next to the floor as always. --intervals prints, for every run, how the times
+// between frames reaching the sink spread (a steady rate and one broken by stalls can average
+// alike).
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -134,6 +136,37 @@ void prefill(GstBufferPool *pool, const GstVideoInfo &info) {
 // depth 2: 11710 and 17210 fps): each figure is the median of this many rounds.
 constexpr int kRuns = 3;
 
+using Clock = std::chrono::steady_clock;
+
+// Records when each frame reaches the sink.
+GstPadProbeReturn record_arrival(GstPad *, GstPadProbeInfo *, gpointer arrivals) {
+  static_cast<std::vector<Clock::time_point> *>(arrivals)->push_back(Clock::now());
+  return GST_PAD_PROBE_OK;
+}
+
+// The spread of the times between the last `frames` arrivals, on stderr.
+void print_intervals(const std::string &label, const std::vector<Clock::time_point> &arrivals,
+                     int frames) {
+  if (arrivals.size() < std::size_t(frames) + 1 || frames < 2) return;
+  std::vector<double> us;
+  for (std::size_t i = arrivals.size() - std::size_t(frames); i < arrivals.size(); ++i)
+    us.push_back(std::chrono::duration<double, std::micro>(arrivals[i] - arrivals[i - 1]).count());
+  std::sort(us.begin(), us.end());
+  const auto at = [&](double q) { return us[std::size_t(q * double(us.size() - 1))]; };
+  double stalled = 0;  // time lost in intervals over twice the median, beyond the median
+  for (double t : us)
+    if (t > 2 * at(0.5)) stalled += t - at(0.5);
+  double total = 0;
+  for (double t : us) total += t;
+  std::fprintf(stderr,
+               "%s: frame intervals (us) p10 %.1f, median %.1f, p90 %.1f, p99 %.1f, max %.1f; "
+               "mean %.1f; %.1f%% of the time in stalls over 2x the median\n",
+               label.c_str(), at(0.1), at(0.5), at(0.9), at(0.99), us.back(), total / us.size(),
+               100 * stalled / total);
+}
+
+bool g_intervals = false;  // --intervals
+
 // Frames per second through `appsrc ! element ! fakesink sync=false`, from the first timed push
 // to the EOS message (so the frames in flight are drained and counted), or negative on failure.
 // `label` names the run in what it prints on stderr.
@@ -142,9 +175,18 @@ double run(const std::string &label, const std::string &element, const GstVideoI
   const std::string description =
       "appsrc name=src format=time block=true max-bytes=0 "
       "max-buffers=" +
-      std::to_string(kQueued) + " ! " + element + " ! fakesink sync=false";
+      std::to_string(kQueued) + " ! " + element + " ! fakesink name=sink sync=false";
   GstElement *pipeline = gst_parse_launch(description.c_str(), nullptr);
   if (!pipeline) return -1;
+  std::vector<Clock::time_point> arrivals;
+  if (g_intervals) {
+    arrivals.reserve(std::size_t(frames) + 64);
+    GstElement *sink = gst_bin_get_by_name(GST_BIN(pipeline), "sink");
+    GstPad *pad = gst_element_get_static_pad(sink, "sink");
+    gst_pad_add_probe(pad, GST_PAD_PROBE_TYPE_BUFFER, record_arrival, &arrivals, nullptr);
+    gst_object_unref(pad);
+    gst_object_unref(sink);
+  }
   GstAppSrc *appsrc = GST_APP_SRC(gst_bin_get_by_name(GST_BIN(pipeline), "src"));
   GstCaps *caps = gst_video_info_to_caps(&info);
   GstCudaContext *context = nullptr;
@@ -201,8 +243,10 @@ double run(const std::string &label, const std::string &element, const GstVideoI
     }
     gst_app_src_end_of_stream(appsrc);
     RunWatch::Clock::time_point end;
-    if (watch.wait_for_eos(&end) && pushed == warmup + frames)
+    if (watch.wait_for_eos(&end) && pushed == warmup + frames) {
       fps = frames / std::chrono::duration<double>(end - start).count();
+      print_intervals(label, arrivals, frames);
+    }
   } else {
     std::fprintf(stderr, "%s: no %s pool%s\n", label.c_str(), source_name(source),
                  posted_error(pipeline).c_str());
@@ -228,6 +272,8 @@ int main(int argc, char **argv) {
     if (!std::strcmp(argv[i], "--frames")) frames = std::atoi(argv[i + 1]);
     if (!std::strcmp(argv[i], "--rows")) row_filter = argv[i + 1];
   }
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--intervals")) g_intervals = true;
 
   struct Size {
     int width, height;
