@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "late_frames.h"
 
+#include <gtest/gtest.h>
+
 #include "video_frames.h"
 
 GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo &info, int first,
@@ -16,4 +18,22 @@ GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo 
     if (ret != GST_FLOW_OK) return ret;
   }
   return GST_FLOW_OK;
+}
+
+int take_late_frame_messages(GstBus *bus) {
+  int messages = 0;
+  while (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_QOS)) {
+    GstClockTime running_time = 0;
+    gst_message_parse_qos(message, nullptr, &running_time, nullptr, nullptr, nullptr);
+    EXPECT_EQ(running_time, 2 * GST_SECOND);
+    GstFormat format = GST_FORMAT_UNDEFINED;
+    guint64 processed = 0, dropped = 0;
+    gst_message_parse_qos_stats(message, &format, &processed, &dropped);
+    EXPECT_EQ(format, GST_FORMAT_BUFFERS);
+    EXPECT_EQ(processed, 2u);
+    EXPECT_EQ(dropped, 1u);
+    gst_message_unref(message);
+    ++messages;
+  }
+  return messages;
 }

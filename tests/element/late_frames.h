@@ -13,3 +13,8 @@
 // 3 on time. Returns the first flow return that is not OK, else GST_FLOW_OK.
 GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo &info, int first,
                                               int end, std::mt19937 &rng);
+
+// Takes the QoS messages off `bus` and checks each is the scenario's: frame 2 (running time 2 s)
+// dropped, with frames 0 and 1 counted as processed before it and it as the first dropped.
+// Returns how many there were.
+int take_late_frame_messages(GstBus *bus);
