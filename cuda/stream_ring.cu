@@ -66,6 +66,11 @@ cudaError_t copy_plane_async(void *dst, std::size_t dst_pitch, const void *src,
   return cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width, height, kind, stream);
 }
 
+// Rows padded to the kernels' 16-byte chunk (rows_in_chunks).
+std::size_t chunked_pitch(int width) {
+  return (std::size_t(width) + 15) / 16 * 16;
+}
+
 void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src,
                std::size_t src_pitch, int width, int height) {
   for (int y = 0; y < height; ++y)
@@ -163,7 +168,7 @@ cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
     HISTEQ_CUDA_TRY(cudaFree(slot.d_out));
     slot.d_in = slot.d_out = nullptr;
     slot.d_width = slot.d_height = 0;
-    slot.pitch = (std::size_t(frame.width) + 15) / 16 * 16;
+    slot.pitch = chunked_pitch(frame.width);
     const std::size_t bytes = slot.pitch * std::size_t(frame.height);
     HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&slot.d_in), bytes));
     HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&slot.d_out), bytes));
@@ -202,7 +207,7 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
   // Stages are packed for the copy engines (one linear copy where the device plane is packed too)
   // and keep their rows 16-byte aligned for the zero-copy kernels, so staged frames can go
   // zero-copy too.
-  queued.stage_pitch = zero_copy_ ? (width + 15) / 16 * 16 : width;
+  queued.stage_pitch = zero_copy_ ? chunked_pitch(frame.width) : width;
 
   const PinnedView src_view = pinned_view(frame.src);
   HostPlane up{const_cast<std::uint8_t *>(frame.src), frame.src_pitch, src_view.device};

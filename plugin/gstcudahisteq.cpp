@@ -75,9 +75,13 @@ struct _GstCudaHistEq {
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_VIDEO_FILTER)
 GST_ELEMENT_REGISTER_DEFINE(cudahisteq, "cudahisteq", GST_RANK_NONE, GST_TYPE_CUDA_HIST_EQ)
 
-static void gst_cuda_hist_eq_release(PendingFrame &pending) {
+static void gst_cuda_hist_eq_unmap(PendingFrame &pending) {
   if (pending.mapped) gst_video_frame_unmap(&pending.frame);
   pending.mapped = false;
+}
+
+static void gst_cuda_hist_eq_release(PendingFrame &pending) {
+  gst_cuda_hist_eq_unmap(pending);
   gst_buffer_unref(pending.buffer);
   pending.buffer = nullptr;
 }
@@ -123,8 +127,7 @@ static GstFlowReturn gst_cuda_hist_eq_finish(GstCudaHistEq *self, PendingFrame &
       ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
   }
   state.output.notify();
-  if (pending.mapped) gst_video_frame_unmap(&pending.frame);
-  pending.mapped = false;
+  gst_cuda_hist_eq_unmap(pending);
   return ret;
 }
 
@@ -351,7 +354,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   // an error the frame is refused; after NOT_LINKED it is taken and offered again, as a
   // relinked pad would get it.
   const GstFlowReturn taken = state.output.flow();
-  if (taken != GST_FLOW_OK && taken != GST_FLOW_NOT_LINKED) {
+  if (!keeps_pushing(taken)) {
     gst_buffer_unref(input);
     return taken;
   }

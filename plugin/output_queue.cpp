@@ -6,8 +6,7 @@ GstFlowReturn OutputQueue::stopped_flow() const {
 }
 
 bool OutputQueue::delivers(const PendingFrame &frame) const {
-  const GstFlowReturn flow = stopped_flow();
-  return frame.flush_count == flush_count_ && (flow == GST_FLOW_OK || flow == GST_FLOW_NOT_LINKED);
+  return frame.flush_count == flush_count_ && keeps_pushing(stopped_flow());
 }
 
 void OutputQueue::append(PendingFrame frame) {
@@ -21,10 +20,7 @@ void OutputQueue::append(PendingFrame frame) {
 
 GstFlowReturn OutputQueue::wait_for_room(const std::function<bool()> &has_room) {
   std::unique_lock<std::mutex> hold(lock_);
-  changed_.wait(hold, [&] {
-    const GstFlowReturn flow = stopped_flow();
-    return (flow != GST_FLOW_OK && flow != GST_FLOW_NOT_LINKED) || has_room();
-  });
+  changed_.wait(hold, [&] { return !keeps_pushing(stopped_flow()) || has_room(); });
   const GstFlowReturn flow = stopped_flow();
   return flow == GST_FLOW_NOT_LINKED ? GST_FLOW_OK : flow;
 }
@@ -89,9 +85,7 @@ void OutputQueue::pop_front(const PendingFrame &frame, GstFlowReturn pushed) {
     const std::lock_guard<std::mutex> hold(lock_);
     frames_.pop_front();
     // A push that a flush overtook says nothing about the frames after the flush.
-    if (frame.flush_count == flush_count_ &&
-        (downstream_ == GST_FLOW_OK || downstream_ == GST_FLOW_NOT_LINKED))
-      downstream_ = pushed;
+    if (frame.flush_count == flush_count_ && keeps_pushing(downstream_)) downstream_ = pushed;
   }
   changed_.notify_all();
 }

@@ -23,6 +23,12 @@ struct PendingFrame {
   std::uint64_t flush_count = 0;  // flushes before it was appended (set by append)
 };
 
+// Whether frames still go out after downstream answered `flow`: on OK, and on NOT_LINKED (the
+// next frame is offered again, as a relinked pad would get it).
+inline bool keeps_pushing(GstFlowReturn flow) {
+  return flow == GST_FLOW_OK || flow == GST_FLOW_NOT_LINKED;
+}
+
 class OutputQueue {
  public:
   // Streaming thread.
