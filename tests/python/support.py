@@ -2,6 +2,7 @@
 """What the Python tests share: paths, the element under test, clips, the reference formula."""
 import os
 import subprocess
+import sys
 
 import numpy as np
 
@@ -10,7 +11,9 @@ SOURCE_ROOT = os.environ.get("HISTEQ_SOURCE_ROOT",
 
 
 def script(name):
-    return os.path.join(SOURCE_ROOT, "pipelines", name)
+    """The command that runs pipelines/NAME with the Python running the tests: the one known to
+    hold gi and numpy (on the GPU machine that is not the scripts' #!/usr/bin/python3)."""
+    return [sys.executable, os.path.join(SOURCE_ROOT, "pipelines", name)]
 
 
 def element():

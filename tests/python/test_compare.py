@@ -26,7 +26,7 @@ class Compare(unittest.TestCase):
 
     def test_writes_a_png_of_sane_size_with_both_frames(self):
         png = os.path.join(self.dir.name, "before-after.png")
-        done = support.run(support.script("compare"), self.clip, png, "--time", "0.5",
+        done = support.run(*support.script("compare"), self.clip, png, "--time", "0.5",
                            "--element", support.element())
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn(f"wrote {png}", done.stdout)
@@ -41,7 +41,7 @@ class Compare(unittest.TestCase):
 
     def test_missing_input_fails_with_one_line(self):
         png = os.path.join(self.dir.name, "none.png")
-        done = support.run(support.script("compare"), os.path.join(self.dir.name, "nope.mp4"),
+        done = support.run(*support.script("compare"), os.path.join(self.dir.name, "nope.mp4"),
                            png)
         self.assertNotEqual(done.returncode, 0)
         self.assertEqual(done.stderr, f"compare: cannot read {self.dir.name}/nope.mp4: no such "

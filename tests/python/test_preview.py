@@ -17,7 +17,7 @@ class Preview(unittest.TestCase):
         element = support.element()
         with tempfile.TemporaryDirectory() as tmp:
             snapshot = os.path.join(tmp, "preview.png")
-            done = support.run(support.script("preview"), "--headless", "--source", "test",
+            done = support.run(*support.script("preview"), "--headless", "--source", "test",
                                "--num-buffers", "20", "--size", "160x120", "--element", element,
                                "--snapshot", snapshot)
             self.assertEqual(done.returncode, 0, done.stderr)
@@ -35,7 +35,7 @@ class Preview(unittest.TestCase):
 
     @unittest.skipIf(os.path.exists("/dev/video0"), "this machine has a webcam")
     def test_missing_webcam_fails_with_one_line(self):
-        done = support.run(support.script("preview"), "--headless", "--source", "webcam",
+        done = support.run(*support.script("preview"), "--headless", "--source", "webcam",
                            "--num-buffers", "5", "--element", support.element())
         self.assertNotEqual(done.returncode, 0)
         self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
@@ -43,7 +43,7 @@ class Preview(unittest.TestCase):
 
     def test_window_mode_without_a_display_fails_with_one_line(self):
         env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-        done = subprocess.run([support.script("preview"), "--num-buffers", "5"], env=env,
+        done = subprocess.run([*support.script("preview"), "--num-buffers", "5"], env=env,
                               capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr, "preview: no display ($DISPLAY and $WAYLAND_DISPLAY are "
