@@ -9,18 +9,17 @@ namespace bench {
 
 namespace {
 
-constexpr int kBuffers = 4;
-
 struct Transfers {
   FrameSize size;
   std::ptrdiff_t pitch;
   std::size_t bytes;
+  int buffers;
   std::vector<HostBuffer> host_in, host_out;
   std::vector<DeviceBuffer> dev_in, dev_out;
 
-  Transfers(FrameSize s, std::ptrdiff_t p)
-      : size(s), pitch(p), bytes(std::size_t(p) * std::size_t(s.height)) {
-    for (int i = 0; i < kBuffers; ++i) {
+  Transfers(FrameSize s, std::ptrdiff_t p, int n)
+      : size(s), pitch(p), bytes(std::size_t(p) * std::size_t(s.height)), buffers(n) {
+    for (int i = 0; i < buffers; ++i) {
       host_in.push_back(host_buffer(bytes));
       host_out.push_back(host_buffer(bytes));
       dev_in.push_back(device_buffer(bytes));
@@ -30,9 +29,9 @@ struct Transfers {
   }
 
   void copy(long i, bool up, bool two_d, cudaStream_t stream) const {
-    void *dst = up ? static_cast<void *>(dev_in[i % kBuffers].get()) : host_out[i % kBuffers].get();
-    const void *src =
-        up ? static_cast<const void *>(host_in[i % kBuffers].get()) : dev_out[i % kBuffers].get();
+    const std::size_t b = std::size_t(i % buffers);
+    void *dst = up ? static_cast<void *>(dev_in[b].get()) : host_out[b].get();
+    const void *src = up ? static_cast<const void *>(host_in[b].get()) : dev_out[b].get();
     const cudaMemcpyKind kind = up ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
     if (two_d) {
       BENCH_CUDA(cudaMemcpy2DAsync(dst, pitch, src, pitch, size.width, size.height, kind, stream));
@@ -92,7 +91,7 @@ double d2d_copy_us(const DevicePlanes &planes, cudaStream_t stream, const Repeat
 }
 
 PcieFloor pcie_floor(FrameSize size, std::ptrdiff_t pitch, const Repeats &r) {
-  const Transfers t(size, pitch);
+  const Transfers t(size, pitch, 4);
   Stream stream;
   PcieFloor floor{};
   floor.h2d_us =
@@ -116,6 +115,12 @@ PcieFloor pcie_floor(FrameSize size, std::ptrdiff_t pitch, const Repeats &r) {
     }
   }
   return floor;
+}
+
+double pcie_stretch_us(FrameSize size, int frames, int host_buffers) {
+  const Transfers t(size, size.width, host_buffers);
+  both_directions_us(t, Repeats{1, 1, 20}, 1, false);
+  return both_directions_us(t, Repeats{0, 1, frames}, 1, false);
 }
 
 }  // namespace bench

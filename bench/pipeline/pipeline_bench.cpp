@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // histeq-pipeline-bench: frames per second of `appsrc ! ELEMENT ! fakesink sync=false` at 1080p
-// and 4K NV12, each as a fraction of the PCIe floor of the same luma plane measured just before.
+// and 4K NV12, each as a fraction of the PCIe floors of the same luma plane measured just before.
 //
 // The application pushes into appsrc from its own thread, cycling a buffer pool of prepared
 // natural frames: the element's own pinned pool (what it answers to the allocation query) or
 // an ordinary system-memory video pool (an upstream that ignores the proposal). Run on the GPU
 // machine with the plugin on GST_PLUGIN_PATH:
-//   histeq-pipeline-bench [--frames N] [--rows TEXT] [--intervals]
+//   histeq-pipeline-bench [--frames N] [--rounds N] [--rows TEXT] [--intervals]
 // --rows runs only the rows whose name contains TEXT (e.g. "pinned pool" for an A/B of the
 // element alone), next to the floor as always. --intervals prints, for every run, how the times
 // between frames reaching the sink spread (a steady rate and one broken by stalls can average
@@ -133,8 +133,8 @@ void prefill(GstBufferPool *pool, const GstVideoInfo &info) {
 }
 
 // One timed run of a row moved by up to 1.5x between back-to-back runs on the H100 (1080p
-// depth 2: 11710 and 17210 fps): each figure is the median of this many rounds.
-constexpr int kRuns = 3;
+// depth 2: 11710 and 17210 fps): each figure is the median of this many rounds (--rounds).
+constexpr int kDefaultRounds = 3;
 
 using Clock = std::chrono::steady_clock;
 
@@ -267,9 +267,11 @@ double run(const std::string &label, const std::string &element, const GstVideoI
 int main(int argc, char **argv) {
   gst_init(&argc, &argv);
   int frames = 600;
+  int rounds = kDefaultRounds;
   std::string row_filter;
   for (int i = 1; i + 1 < argc; ++i) {
     if (!std::strcmp(argv[i], "--frames")) frames = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--rounds")) rounds = std::max(1, std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--rows")) row_filter = argv[i + 1];
   }
   for (int i = 1; i < argc; ++i)
@@ -279,8 +281,9 @@ int main(int argc, char **argv) {
     int width, height;
   };
   const std::string heading =
-      "pipeline (NV12 fps, median of " + std::to_string(kRuns) + " rounds; x floor before)";
-  std::printf("%-52s %14s %14s\n", heading.c_str(), "1920x1080", "3840x2160");
+      "pipeline (NV12 fps, median of " + std::to_string(rounds) + " rounds; x floors before)";
+  std::printf("%-44s %22s %22s\n", heading.c_str(), "1920x1080", "3840x2160");
+  std::printf("%-44s %22s %22s\n", "", "fps stretch bursts", "fps stretch bursts");
   struct Row {
     std::string name, element;
     Source source;
@@ -309,25 +312,33 @@ int main(int argc, char **argv) {
                  [&](const Row &row) { return row.name.find(row_filter) == std::string::npos; }),
              rows.end());
   const Size sizes[] = {{1920, 1080}, {3840, 2160}};
-  // Rounds: in each, every row at both sizes once, each run right after a measurement of the PCIe
-  // floor at its size. A row's ratio is the median over the rounds of its runs' ratios to the
-  // floor measured just before them: the H100s lent here are VMs on shared hosts, whose PCIe
-  // rate drifts within minutes (in one call the 4K floor read 5828 frames per second in
-  // histeq-ring-shapes and 4941 in this benchmark right after), so a floor taken once per round
-  // can be far from the one a row ran against.
-  using Runs = std::array<double, kRuns>;
-  std::array<std::vector<double>, 2> floors;
-  std::vector<std::array<Runs, 2>> runs_of(rows.size()), ratios_of(rows.size());
-  for (int round = 0; round < kRuns; ++round) {
-    std::fprintf(stderr, "round %d of %d\n", round + 1, kRuns);
+  // Rounds: in each, every row at both sizes once, each run right after two measurements of the
+  // PCIe floor at its size, and a row's ratio is the median over the rounds of its runs' ratios
+  // to the floors measured just before them: the H100s lent here are VMs on shared hosts, whose
+  // PCIe rate drifts within minutes (in one call the 4K floor read 5828 frames per second in
+  // histeq-ring-shapes and 4941 in this benchmark right after).
+  // The two floors: the *stretch*, the run's own frame count of the luma plane crossing both
+  // ways in one stretch, timed whole as the run is; and the *bursts*, bench::pcie_floor's
+  // fastest way's median of 20-frame batches (this table's only floor up to stop 18), which
+  // leaves out the slower stretches a run of thousands of frames cannot.
+  struct Floors {
+    double stretch, bursts;  // frames per second; 0 where not measured
+  };
+  using Runs = std::vector<double>;
+  std::array<std::vector<Floors>, 2> floors;
+  std::vector<std::array<Runs, 2>> runs_of(rows.size()), stretch_ratios(rows.size()),
+      burst_ratios(rows.size());
+  for (int round = 0; round < rounds; ++round) {
+    std::fprintf(stderr, "round %d of %d\n", round + 1, rounds);
     for (std::size_t r = 0; r < rows.size(); ++r) {
       for (int s = 0; s < 2; ++s) {
-        // Without a usable GPU the floor is unknown (0) and the CPU rows still run.
-        double floor = 0;
+        const int run_frames = s ? frames / 2 : frames;
+        const bench::FrameSize size{sizes[s].width, sizes[s].height};
+        // Without a usable GPU the floors are unknown (0) and the CPU rows still run.
+        Floors floor{0, 0};
         try {
-          floor = bench::pcie_floor(bench::FrameSize{sizes[s].width, sizes[s].height},
-                                    sizes[s].width, bench::Repeats{1, 9, 20})
-                      .fps();
+          floor.bursts = bench::pcie_floor(size, sizes[s].width, bench::Repeats{1, 9, 20}).fps();
+          floor.stretch = 1e6 / bench::pcie_stretch_us(size, run_frames, int(kPrepared));
         } catch (const std::exception &e) {
           std::fprintf(stderr, "PCIe floor not measured: %s\n", e.what());
         }
@@ -339,10 +350,16 @@ int main(int argc, char **argv) {
         GST_VIDEO_INFO_FPS_D(&info) = 1;
         const std::string label = rows[r].name + " at " + std::to_string(sizes[s].width) + "x" +
                                   std::to_string(sizes[s].height);
-        const double fps =
-            run(label, rows[r].element, info, rows[r].source, s ? frames / 2 : frames);
-        runs_of[r][s][round] = fps;
-        ratios_of[r][s][round] = floor > 0 && fps > 0 ? fps / floor : 0;
+        const double fps = run(label, rows[r].element, info, rows[r].source, run_frames);
+        const auto ratio = [&](double floor_fps) {
+          return floor_fps > 0 && fps > 0 ? fps / floor_fps : 0;
+        };
+        runs_of[r][s].push_back(fps);
+        stretch_ratios[r][s].push_back(ratio(floor.stretch));
+        burst_ratios[r][s].push_back(ratio(floor.bursts));
+        std::fprintf(stderr, "%s: %.0f fps, %.3f of the stretch (%.0f), %.3f of the bursts (%.0f)\n",
+                     label.c_str(), fps, ratio(floor.stretch), floor.stretch, ratio(floor.bursts),
+                     floor.bursts);
       }
     }
   }
@@ -352,17 +369,24 @@ int main(int argc, char **argv) {
     std::sort(runs.begin(), runs.end());
     return runs[0] <= 0 ? runs[0] : runs[runs.size() / 2];
   };
-  const auto median_of = [&](const Runs &runs) {
-    return median(std::vector<double>(runs.begin(), runs.end()));
+  const auto floor_median = [&](int s, double Floors::*which) {
+    std::vector<double> fps;
+    for (const Floors &f : floors[s]) fps.push_back(f.*which);
+    return std::max(0.0, median(fps));
   };
-  std::printf("%-52s %8.0f  1.00 %8.0f  1.00\n", "PCIe floor (luma plane up and down at once)",
-              std::max(0.0, median(floors[0])), std::max(0.0, median(floors[1])));
+  std::printf("%-44s", "PCIe floor, the run's frames in one stretch");
+  for (int s = 0; s < 2; ++s) std::printf(" %8.0f  1.00      ", floor_median(s, &Floors::stretch));
+  std::printf("\n%-44s", "PCIe floor, median of 20-frame bursts");
+  for (int s = 0; s < 2; ++s) std::printf(" %8.0f        1.00", floor_median(s, &Floors::bursts));
+  std::printf("\n");
   std::vector<std::array<double, 2>> fps_of(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
-    std::printf("%-52s", rows[r].name.c_str());
+    std::printf("%-44s", rows[r].name.c_str());
     for (int s = 0; s < 2; ++s) {
-      fps_of[r][s] = median_of(runs_of[r][s]);
-      std::printf(" %8.0f %5.2f", fps_of[r][s], std::max(0.0, median_of(ratios_of[r][s])));
+      fps_of[r][s] = median(runs_of[r][s]);
+      std::printf(" %8.0f %5.2f %5.2f", fps_of[r][s],
+                  std::max(0.0, median(stretch_ratios[r][s])),
+                  std::max(0.0, median(burst_ratios[r][s])));
     }
     std::printf("\n");
   }
