@@ -23,7 +23,7 @@ import threading
 
 import numpy as np
 
-from histeq_common import Gst, GstVideo, ScriptError, error_text, pick_element
+from histeq_common import Gst, GstVideo, ScriptError, error_text, fail, pick_element
 
 # Per format: each plane's (height divisor, width divisor, bytes per pixel).
 PLANES = {"GRAY8": [(1, 1, 1)], "I420": [(1, 1, 1), (2, 2, 1), (2, 2, 1)], "RGB": [(1, 1, 3)]}
@@ -66,16 +66,21 @@ def _from_sample(sample, format):
 
 
 def _pull_all(pipeline, sink, format):
-    """Yields every frame from appsink until EOS; raises ScriptError on a pipeline error."""
+    """Yields every frame from appsink until EOS; raises ScriptError on a pipeline error.
+
+    An error elsewhere (decodebin finding no decoder, say) stops the pipeline without an EOS,
+    so appsink is polled and the bus read between polls rather than waited on for good."""
     bus = pipeline.get_bus()
     while True:
-        sample = sink.emit("pull-sample")
-        if sample is None:  # EOS, or the pipeline stopped on an error
-            msg = bus.pop_filtered(Gst.MessageType.ERROR)
-            if msg is not None:
-                raise ScriptError(error_text(msg))
+        sample = sink.emit("try-pull-sample", Gst.SECOND // 10)
+        if sample is not None:
+            yield _from_sample(sample, format)
+            continue
+        msg = bus.pop_filtered(Gst.MessageType.ERROR)
+        if msg is not None:
+            raise ScriptError(error_text(msg))
+        if sink.get_property("eos"):
             return
-        yield _from_sample(sample, format)
 
 
 def equalize_frames(frames, element=None, format="GRAY8", fps=30):
@@ -171,14 +176,21 @@ def _spread(luma):
     return f"luma 5th..95th percentile {low:.0f}..{high:.0f}"
 
 
-if __name__ == "__main__":
+def _demo(paths):
     element = pick_element()
     rng = np.random.default_rng(0)
     frames = [rng.normal(120, 8, (240, 320)).clip(0, 255).astype(np.uint8) for _ in range(10)]
     for index, (before, after) in enumerate(zip(frames, equalize_frames(frames, element))):
         print(f"frame {index}: {_spread(before)} -> {_spread(after)} ({element})")
-    for path in sys.argv[1:]:
+    for path in paths:
         count = 0
         for count, rgb in enumerate(equalize_file(path, element=element), start=1):
             pass
         print(f"{path}: {count} equalized RGB frames of {rgb.shape}" if count else f"{path}: empty")
+
+
+if __name__ == "__main__":
+    try:
+        _demo(sys.argv[1:])
+    except ScriptError as e:
+        fail("histeq_numpy.py", e)

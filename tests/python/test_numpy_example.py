@@ -8,6 +8,7 @@ import unittest
 import numpy as np
 
 import support
+from histeq_common import ScriptError
 from histeq_numpy import decode_file, equalize_file, equalize_frames
 
 
@@ -75,6 +76,23 @@ class EqualizeFile(unittest.TestCase):
         self.assertEqual(frames[0].shape, (240, 320, 3))
         original = next(decode_file(self.clip))
         self.assertGreater(support.spread(frames[0]), 2 * support.spread(original))
+
+    def garbage(self):
+        """4 KiB of random bytes named .mp4: the pipeline stops on an error and never EOSes."""
+        path = os.path.join(self.dir.name, "garbage.mp4")
+        with open(path, "wb") as f:
+            f.write(np.random.default_rng(2).integers(0, 256, 4096, np.uint8).tobytes())
+        return path
+
+    def test_an_undecodable_file_raises_instead_of_hanging(self):
+        with self.assertRaises(ScriptError):
+            list(equalize_file(self.garbage(), element=support.element()))
+
+    def test_demo_fails_with_one_line_on_an_undecodable_file(self):
+        done = support.run(*support.script("histeq_numpy.py"), self.garbage())
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr.count("\n"), 1, done.stderr)
+        self.assertTrue(done.stderr.startswith("histeq_numpy.py: "), done.stderr)
 
     def test_demo_runs(self):
         done = support.run(*support.script("histeq_numpy.py"), self.clip)
