@@ -125,6 +125,8 @@ bool decode_video(const std::string &path, DecodedVideo &video, std::string &err
   }
   video = DecodedVideo{};
   video.codec = avcodec_get_name(stream->codecpar->codec_id);
+  const char *pixel_format = av_get_pix_fmt_name(AVPixelFormat(stream->codecpar->format));
+  video.pixel_format = pixel_format ? pixel_format : "unknown";
   video.width = stream->codecpar->width;
   video.height = stream->codecpar->height;
   if (stream->duration != AV_NOPTS_VALUE)

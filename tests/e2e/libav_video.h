@@ -9,7 +9,8 @@
 #include <string>
 
 struct DecodedVideo {
-  std::string codec;  // FFmpeg's short codec name, e.g. "h264"
+  std::string codec;         // FFmpeg's short codec name, e.g. "h264"
+  std::string pixel_format;  // FFmpeg's name, e.g. "yuv420p"
   int width = 0;
   int height = 0;
   int frames = 0;

@@ -73,6 +73,10 @@ TEST_F(MainJob, EqualizedVideoKeepsEveryFrameAndSize) {
   ASSERT_TRUE(decode_video((out_ / "equalized.mp4").string(), after, error)) << error;
   EXPECT_EQ(before.frames, kFrames);
   EXPECT_EQ(after.frames, kFrames);
+  // 4:2:0 is what every player and hardware decoder takes; x264enc behind a videoconvert
+  // would otherwise pick High 4:4:4, which NVDEC and browsers refuse.
+  EXPECT_EQ(before.pixel_format, "yuv420p");
+  EXPECT_EQ(after.pixel_format, "yuv420p");
   EXPECT_EQ(after.width, kWidth);
   EXPECT_EQ(after.height, kHeight);
   EXPECT_NEAR(after.duration_seconds, kFrames / 30.0, 1.0 / 30.0);

@@ -44,7 +44,8 @@ std::string foggy_video(int frames, int width, int height) {
   return "videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 num-buffers=" +
          std::to_string(frames) + " ! video/x-raw,width=" + std::to_string(width) +
          ",height=" + std::to_string(height) +
-         ",framerate=30/1 ! videobalance contrast=0.3 brightness=0.05 ! videoconvert ";
+         ",framerate=30/1 ! videobalance contrast=0.3 brightness=0.05 ! videoconvert "
+         "! video/x-raw,format=I420 ";
 }
 
 // 1470 samples per buffer at 44.1 kHz is one buffer per video frame.
@@ -60,8 +61,9 @@ void make_media(const std::string &pipeline) {
 
 // One line per file checked, for the log (and the closing note of the issue).
 void report(const std::string &label, const DecodedVideo &v) {
-  std::printf("libav: %-22s %s %dx%d, %d frames, %.3f s, luma 5th..95th percentile %d..%d\n",
-              label.c_str(), v.codec.c_str(), v.width, v.height, v.frames, v.duration_seconds,
+  std::printf("libav: %-22s %s %s %dx%d, %d frames, %.3f s, luma 5th..95th percentile %d..%d\n",
+              label.c_str(), v.codec.c_str(), v.pixel_format.c_str(), v.width, v.height, v.frames,
+              v.duration_seconds,
               v.luma_percentile(0.05), v.luma_percentile(0.95));
 }
 
@@ -121,6 +123,9 @@ TEST_F(Transcode, KeepsEveryFrameTheSizeAndTheDuration) {
   ASSERT_TRUE(decode_video((dir_ / "aac-out.mp4").string(), video, error)) << error;
   report("aac-out.mp4 video", video);
   EXPECT_EQ(video.codec, "h264");
+  // 4:2:0 is what every player and hardware decoder takes; x264enc behind a videoconvert
+  // would otherwise pick High 4:4:4, which NVDEC and browsers refuse.
+  EXPECT_EQ(video.pixel_format, "yuv420p");
   EXPECT_EQ(video.frames, kFrames);
   EXPECT_EQ(video.width, kWidth);
   EXPECT_EQ(video.height, kHeight);

@@ -31,8 +31,9 @@ def make_clip(path, frames=20, width=320, height=240):
         ["gst-launch-1.0", "-q", "-e", "videotestsrc", "pattern=zone-plate", "kx2=20", "ky2=20",
          "kt=1", f"num-buffers={frames}", "!",
          f"video/x-raw,width={width},height={height},framerate=30/1", "!", "videobalance",
-         "contrast=0.3", "brightness=0.05", "!", "videoconvert", "!", "x264enc",
-         "speed-preset=ultrafast", "!", "mp4mux", "!", "filesink", f"location={path}"],
+         "contrast=0.3", "brightness=0.05", "!", "videoconvert", "!", "video/x-raw,format=I420",
+         "!", "x264enc", "speed-preset=ultrafast", "!", "mp4mux", "!", "filesink",
+         f"location={path}"],
         check=True, timeout=60)
 
 
