@@ -87,7 +87,7 @@ for step in "${steps[@]}"; do
       rm -f "$out/main-job/sample.mp4"
       ;;
     pipeline)
-      ./build/bench/pipeline/histeq-pipeline-bench 2>&1 | tee "$out/pipeline-bench.txt"
+      ./build/bench/pipeline/histeq-pipeline-bench --frames 3000 2>&1 | tee "$out/pipeline-bench.txt"
       ((PIPESTATUS[0] == 0)) || status=1
       ;;
   esac
