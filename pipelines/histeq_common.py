@@ -15,7 +15,7 @@ import gi
 
 gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
-from gi.repository import Gst, GstVideo  # noqa: E402,F401  (GstVideo re-exported)
+from gi.repository import GLib, Gst, GstVideo  # noqa: E402,F401  (GstVideo re-exported)
 
 Gst.init(None)
 
@@ -24,6 +24,14 @@ ELEMENTS = ("histeq", "cudahisteq")
 
 class ScriptError(Exception):
     """A failure the scripts report as one line on stderr and a non-zero exit."""
+
+
+def parse_launch(description):
+    """Gst.parse_launch, with a missing element or a syntax error raised as ScriptError."""
+    try:
+        return Gst.parse_launch(description)
+    except GLib.Error as e:
+        raise ScriptError(f"cannot build the pipeline: {e.message}") from None
 
 
 def cuda_works():

@@ -23,7 +23,8 @@ import threading
 
 import numpy as np
 
-from histeq_common import Gst, GstVideo, ScriptError, error_text, fail, pick_element
+from histeq_common import (Gst, GstVideo, ScriptError, error_text, fail, parse_launch,
+                           pick_element)
 
 # Per format: each plane's (height divisor, width divisor, bytes per pixel).
 PLANES = {"GRAY8": [(1, 1, 1)], "I420": [(1, 1, 1), (2, 2, 1), (2, 2, 1)], "RGB": [(1, 1, 3)]}
@@ -93,7 +94,7 @@ def equalize_frames(frames, element=None, format="GRAY8", fps=30):
     caps = Gst.Caps.from_string(
         f"video/x-raw,format={format},width={width},height={height},framerate={fps}/1")
     info = GstVideo.VideoInfo.new_from_caps(caps)
-    pipeline = Gst.parse_launch(
+    pipeline = parse_launch(
         f"appsrc name=src format=time block=true max-bytes={4 * info.size} "
         f"! {pick_element(element)} ! appsink name=sink sync=false max-buffers=4")
     source, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
@@ -128,7 +129,7 @@ def _file_pipeline(path, format, element):
     work = "GRAY8" if format == "GRAY8" else "I420"
     middle = f"! {element} " if element else ""
     location = path.replace("\\", "\\\\").replace('"', '\\"')
-    return Gst.parse_launch(
+    return parse_launch(
         f'filesrc location="{location}" ! decodebin ! videoconvert ! video/x-raw,format={work} '
         f"{middle}! videoconvert ! video/x-raw,format={format} "
         "! appsink name=sink sync=false max-buffers=4")

@@ -8,7 +8,7 @@ import unittest
 import numpy as np
 
 import support
-from histeq_common import ScriptError
+from histeq_common import ScriptError, parse_launch
 from histeq_numpy import decode_file, equalize_file, equalize_frames
 
 
@@ -42,6 +42,10 @@ class EqualizeFrames(unittest.TestCase):
         np.testing.assert_array_equal(out_y, support.reference_equalize(y, 16, 235))
         np.testing.assert_array_equal(out_u, u)
         np.testing.assert_array_equal(out_v, v)
+
+    def test_a_pipeline_naming_a_missing_element_raises_script_error(self):
+        with self.assertRaisesRegex(ScriptError, 'no element "nosuchelement"'):
+            parse_launch("videotestsrc ! nosuchelement ! fakesink")
 
     def test_frame_of_one_level_is_left_alone(self):
         frame = np.full((48, 64), 77, np.uint8)
