@@ -358,7 +358,8 @@ int main(int argc, char **argv) {
         runs_of[r][s].push_back(fps);
         stretch_ratios[r][s].push_back(ratio(floor.stretch));
         burst_ratios[r][s].push_back(ratio(floor.bursts));
-        std::fprintf(stderr, "%s: %.0f fps, %.3f of the stretch (%.0f), %.3f of the bursts (%.0f)\n",
+        std::fprintf(stderr,
+                     "%s: %.0f fps, %.3f of the stretch (%.0f), %.3f of the bursts (%.0f)\n",
                      label.c_str(), fps, ratio(floor.stretch), floor.stretch, ratio(floor.bursts),
                      floor.bursts);
       }
@@ -385,8 +386,7 @@ int main(int argc, char **argv) {
     std::printf("%-44s", rows[r].name.c_str());
     for (int s = 0; s < 2; ++s) {
       fps_of[r][s] = median(runs_of[r][s]);
-      std::printf(" %8.0f %5.2f %5.2f", fps_of[r][s],
-                  std::max(0.0, median(stretch_ratios[r][s])),
+      std::printf(" %8.0f %5.2f %5.2f", fps_of[r][s], std::max(0.0, median(stretch_ratios[r][s])),
                   std::max(0.0, median(burst_ratios[r][s])));
     }
     std::printf("\n");

@@ -63,8 +63,7 @@ void make_media(const std::string &pipeline) {
 void report(const std::string &label, const DecodedVideo &v) {
   std::printf("libav: %-22s %s %s %dx%d, %d frames, %.3f s, luma 5th..95th percentile %d..%d\n",
               label.c_str(), v.codec.c_str(), v.pixel_format.c_str(), v.width, v.height, v.frames,
-              v.duration_seconds,
-              v.luma_percentile(0.05), v.luma_percentile(0.95));
+              v.duration_seconds, v.luma_percentile(0.05), v.luma_percentile(0.95));
 }
 
 void report(const std::string &label, const AudioPackets &a) {
