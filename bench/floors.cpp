@@ -9,6 +9,9 @@ namespace bench {
 
 namespace {
 
+// pcie_floor's buffers each way: more than the copies in flight at once on its streams.
+constexpr int kBurstBuffers = 4;
+
 struct Transfers {
   FrameSize size;
   std::ptrdiff_t pitch;
@@ -91,7 +94,7 @@ double d2d_copy_us(const DevicePlanes &planes, cudaStream_t stream, const Repeat
 }
 
 PcieFloor pcie_floor(FrameSize size, std::ptrdiff_t pitch, const Repeats &r) {
-  const Transfers t(size, pitch, 4);
+  const Transfers t(size, pitch, kBurstBuffers);
   Stream stream;
   PcieFloor floor{};
   floor.h2d_us =

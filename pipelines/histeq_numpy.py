@@ -70,7 +70,8 @@ def _pull_all(pipeline, sink, format):
     """Yields every frame from appsink until EOS; raises ScriptError on a pipeline error.
 
     An error elsewhere (decodebin finding no decoder, say) stops the pipeline without an EOS,
-    so appsink is polled and the bus read between polls rather than waited on for good."""
+    so appsink is polled and the bus read between polls rather than waited on for good. A
+    pipeline that stalls with neither an error nor an EOS is still waited on."""
     bus = pipeline.get_bus()
     while True:
         sample = sink.emit("try-pull-sample", Gst.SECOND // 10)
@@ -94,9 +95,10 @@ def equalize_frames(frames, element=None, format="GRAY8", fps=30):
     caps = Gst.Caps.from_string(
         f"video/x-raw,format={format},width={width},height={height},framerate={fps}/1")
     info = GstVideo.VideoInfo.new_from_caps(caps)
+    element = pick_element(element)
     pipeline = parse_launch(
         f"appsrc name=src format=time block=true max-bytes={4 * info.size} "
-        f"! {pick_element(element)} ! appsink name=sink sync=false max-buffers=4")
+        f"! {element} ! appsink name=sink sync=false max-buffers=4")
     source, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
     source.set_property("caps", caps)
 
@@ -109,7 +111,10 @@ def equalize_frames(frames, element=None, format="GRAY8", fps=30):
                 return  # stopped or failed: the puller reports why
         source.emit("end-of-stream")
 
-    pipeline.set_state(Gst.State.PLAYING)
+    if pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
+        msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+        pipeline.set_state(Gst.State.NULL)
+        raise ScriptError(error_text(msg) if msg else f"cannot start {element}")
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
     try:

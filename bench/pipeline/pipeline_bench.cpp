@@ -271,7 +271,7 @@ int main(int argc, char **argv) {
   int rounds = kDefaultRounds;
   std::string row_filter;
   for (int i = 1; i + 1 < argc; ++i) {
-    if (!std::strcmp(argv[i], "--frames")) frames = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--frames")) frames = std::max(2, std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--rounds")) rounds = std::max(1, std::atoi(argv[i + 1]));
     if (!std::strcmp(argv[i], "--rows")) row_filter = argv[i + 1];
   }
@@ -281,10 +281,14 @@ int main(int argc, char **argv) {
   struct Size {
     int width, height;
   };
-  const std::string heading =
-      "pipeline (NV12 fps, median of " + std::to_string(rounds) + " rounds; x floors before)";
-  std::printf("%-44s %22s %22s\n", heading.c_str(), "1920x1080", "3840x2160");
-  std::printf("%-44s %22s %22s\n", "", "fps stretch bursts", "fps stretch bursts");
+  std::printf(
+      "pipeline: NV12 frames per second, median of %d rounds, and the fraction of each "
+      "PCIe floor measured just before the run\n",
+      rounds);
+  std::printf("%-44s%25s%25s\n", "", "1920x1080", "3840x2160");
+  std::printf("%-44s", "");
+  for (int s = 0; s < 2; ++s) std::printf(" %8s %7s %7s", "fps", "stretch", "bursts");
+  std::printf("\n");
   struct Row {
     std::string name, element;
     Source source;
@@ -320,8 +324,8 @@ int main(int argc, char **argv) {
   // histeq-ring-shapes and 4941 in this benchmark right after).
   // The two floors: the *stretch*, the run's own frame count of the luma plane crossing both
   // ways in one stretch, timed whole as the run is; and the *bursts*, bench::pcie_floor's
-  // fastest way's median of 20-frame batches (this table's only floor up to stop 18), which
-  // leaves out the slower stretches a run of thousands of frames cannot.
+  // fastest way's median of 20-frame batches (the only floor before the stretch was added),
+  // which leaves out the slower stretches a run of thousands of frames cannot.
   struct Floors {
     double stretch, bursts;  // frames per second; 0 where not measured
   };
@@ -377,16 +381,18 @@ int main(int argc, char **argv) {
     return std::max(0.0, median(fps));
   };
   std::printf("%-44s", "PCIe floor, the run's frames in one stretch");
-  for (int s = 0; s < 2; ++s) std::printf(" %8.0f  1.00      ", floor_median(s, &Floors::stretch));
+  for (int s = 0; s < 2; ++s)
+    std::printf(" %8.0f %7.2f %7s", floor_median(s, &Floors::stretch), 1.0, "");
   std::printf("\n%-44s", "PCIe floor, median of 20-frame bursts");
-  for (int s = 0; s < 2; ++s) std::printf(" %8.0f        1.00", floor_median(s, &Floors::bursts));
+  for (int s = 0; s < 2; ++s)
+    std::printf(" %8.0f %7s %7.2f", floor_median(s, &Floors::bursts), "", 1.0);
   std::printf("\n");
   std::vector<std::array<double, 2>> fps_of(rows.size());
   for (std::size_t r = 0; r < rows.size(); ++r) {
     std::printf("%-44s", rows[r].name.c_str());
     for (int s = 0; s < 2; ++s) {
       fps_of[r][s] = median(runs_of[r][s]);
-      std::printf(" %8.0f %5.2f %5.2f", fps_of[r][s], std::max(0.0, median(stretch_ratios[r][s])),
+      std::printf(" %8.0f %7.2f %7.2f", fps_of[r][s], std::max(0.0, median(stretch_ratios[r][s])),
                   std::max(0.0, median(burst_ratios[r][s])));
     }
     std::printf("\n");

@@ -4,6 +4,7 @@ side-by-side snapshot (original left, equalized right)."""
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -48,6 +49,18 @@ class Preview(unittest.TestCase):
         self.assertEqual(done.returncode, 1)
         self.assertEqual(done.stderr, "preview: no display ($DISPLAY and $WAYLAND_DISPLAY are "
                          "unset); use --headless\n")
+
+
+@unittest.skipUnless(os.path.realpath(sys.executable) == os.path.realpath("/usr/bin/python3"),
+                     "the scripts' #!/usr/bin/python3 is not the Python running these tests")
+class Shebang(unittest.TestCase):
+    """The other tests run the scripts with sys.executable; users run them by their first line."""
+
+    def test_each_script_runs_as_a_command(self):
+        for name in ("preview", "compare", "transcode"):
+            done = support.run(support.script(name)[-1], "--help")
+            self.assertEqual(done.returncode, 0, f"{name}: {done.stderr}")
+            self.assertIn("usage:", done.stdout)
 
 
 if __name__ == "__main__":
