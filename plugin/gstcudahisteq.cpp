@@ -6,6 +6,7 @@
 // behind the ones before them, and no frame waits for the next one to arrive.
 #include "gstcudahisteq.h"
 
+#include <atomic>
 #include <memory>
 
 #include <cuda_runtime_api.h>
@@ -54,6 +55,9 @@ struct CudaHistEqState {
   bool negotiated = false;         // the last CAPS event was accepted
   FrameQos qos;
   bool discont_after_drop = false;  // QoS dropped the frame before the next one
+  // Where the last frame sent out ends, for POSITION queries at the src pad: the base class
+  // keeps this only for frames it pushes itself. Written by the output task.
+  std::atomic<GstClockTime> position_out{GST_CLOCK_TIME_NONE};
 };
 
 }  // namespace
@@ -74,6 +78,14 @@ struct _GstCudaHistEq {
 
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_VIDEO_FILTER)
 GST_ELEMENT_REGISTER_DEFINE(cudahisteq, "cudahisteq", GST_RANK_NONE, GST_TYPE_CUDA_HIST_EQ)
+
+// The end of a frame (its timestamp when it has no duration), as the base class reckons a
+// position.
+static GstClockTime gst_cuda_hist_eq_frame_end(GstBuffer *buffer) {
+  if (!GST_BUFFER_PTS_IS_VALID(buffer)) return GST_CLOCK_TIME_NONE;
+  return GST_BUFFER_PTS(buffer) +
+         (GST_BUFFER_DURATION_IS_VALID(buffer) ? GST_BUFFER_DURATION(buffer) : 0);
+}
 
 static void gst_cuda_hist_eq_unmap(PendingFrame &pending) {
   if (pending.mapped) gst_video_frame_unmap(&pending.frame);
@@ -147,6 +159,8 @@ static void gst_cuda_hist_eq_output_loop(gpointer data) {
   if (ret == GST_FLOW_OK && deliver) {
     GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " out",
                    GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)));
+    const GstClockTime end = gst_cuda_hist_eq_frame_end(pending.buffer);
+    if (GST_CLOCK_TIME_IS_VALID(end)) state.position_out = end;
     ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), pending.buffer);
     if (ret != GST_FLOW_OK)
       GST_DEBUG_OBJECT(self, "downstream answered %s", gst_flow_get_name(ret));
@@ -220,6 +234,7 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
   state.pinned = GST_ALLOCATOR(gst_object_ref_sink(gst_hist_eq_pinned_allocator_new()));
   state.qos.reset();
   state.negotiated = false;
+  state.position_out = GST_CLOCK_TIME_NONE;
   GST_OBJECT_LOCK(self);
   self->started = true;
   GST_OBJECT_UNLOCK(self);
@@ -397,6 +412,10 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     return taken == GST_FLOW_OK ? GST_BASE_TRANSFORM_FLOW_DROPPED : taken;
   }
   state.qos.taken();
+  // The sink pad's POSITION (the base class's answer) is the end of the last frame taken in.
+  const GstClockTime end = gst_cuda_hist_eq_frame_end(input);
+  if (GST_CLOCK_TIME_IS_VALID(end) && trans->segment.format == GST_FORMAT_TIME)
+    trans->segment.position = end;
   if (state.discont_after_drop) {
     input = gst_buffer_make_writable(input);
     GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT);
@@ -441,6 +460,7 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
       state.output.set_flushing(false);
       state.qos.reset();
       state.discont_after_drop = false;
+      state.position_out = GST_CLOCK_TIME_NONE;
       break;
     case GST_EVENT_EOS: {
       // No frame follows to carry a failure of the last pushes upstream: it is posted here.
@@ -478,7 +498,9 @@ static gboolean gst_cuda_hist_eq_src_event(GstBaseTransform *trans, GstEvent *ev
 }
 
 // A DRAIN query pushes the frames in flight. The element holds no frame back past the time the
-// GPU takes, so it adds no latency to the LATENCY query (the base class forwards it as is).
+// GPU takes, so it adds no latency to the LATENCY query (the base class forwards it as is). A
+// POSITION query at the src pad is the end of the last frame sent out (in stream time); before
+// any, and at the sink pad, the base class answers.
 static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection direction,
                                        GstQuery *query) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
@@ -493,6 +515,17 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
       (GST_QUERY_TYPE(query) == GST_QUERY_DRAIN || GST_QUERY_TYPE(query) == GST_QUERY_ALLOCATION) &&
       gst_cuda_hist_eq_drain(self) != GST_FLOW_OK)
     return FALSE;
+  if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_POSITION) {
+    GstFormat format = GST_FORMAT_UNDEFINED;
+    gst_query_parse_position(query, &format, nullptr);
+    const GstClockTime out = self->state->position_out;
+    if (format == GST_FORMAT_TIME && trans->segment.format == GST_FORMAT_TIME &&
+        GST_CLOCK_TIME_IS_VALID(out)) {
+      gst_query_set_position(
+          query, format, gint64(gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, out)));
+      return TRUE;
+    }
+  }
   return GST_BASE_TRANSFORM_CLASS(gst_cuda_hist_eq_parent_class)->query(trans, direction, query);
 }
 

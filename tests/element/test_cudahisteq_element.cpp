@@ -406,6 +406,45 @@ TEST(CudaHistEqElement, DrainQueryPushesTheFramesInFlight) {
   gst_harness_teardown(h);
 }
 
+GstClockTime position_at(GstElement *element, const char *pad_name) {
+  GstPad *pad = gst_element_get_static_pad(element, pad_name);
+  gint64 position = -1;
+  const bool answered = gst_pad_query_position(pad, GST_FORMAT_TIME, &position);
+  gst_object_unref(pad);
+  return answered ? GstClockTime(position) : GST_CLOCK_TIME_NONE;
+}
+
+// Frame 0 (0-1 s) is held in its push, frames 1 and 2 are in flight: the sink pad is at the end
+// of the last frame in, the src pad at the end of the last frame out, and after a drain both are
+// at 3 s. The base class tracks neither for frames it does not push itself.
+TEST(CudaHistEqElement, PositionQueriesTellTheLastFrameInAndOut) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
+  GstHarness *h = harness("cudahisteq depth=4");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  std::mt19937 rng(11);
+  HeldOutput held(h->element);
+  for (int i = 0; i < 3; ++i) {
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = i * GST_SECOND;
+    GST_BUFFER_DURATION(frame) = GST_SECOND;
+    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+  }
+  GstPad *src = gst_element_get_static_pad(h->element, "src");
+  for (int waited_ms = 0; !gst_pad_is_blocking(src) && waited_ms < 5000; waited_ms += 10)
+    g_usleep(10 * 1000);
+  ASSERT_TRUE(gst_pad_is_blocking(src)) << "frame 0 never reached the src pad";
+  gst_object_unref(src);
+  EXPECT_EQ(position_at(h->element, "sink"), 3 * GST_SECOND);
+  EXPECT_EQ(position_at(h->element, "src"), 1 * GST_SECOND);
+  held.release();
+  GstQuery *drain = gst_query_new_drain();
+  EXPECT_TRUE(gst_pad_peer_query(h->srcpad, drain));
+  gst_query_unref(drain);
+  EXPECT_EQ(position_at(h->element, "src"), 3 * GST_SECOND);
+  gst_harness_teardown(h);
+}
+
 // Frame 0 is held at the src pad, frames 1 and 2 are in flight behind it when the flush comes:
 // none of them comes out, and frame 3, after the flush, does.
 TEST(CudaHistEqElement, FlushDropsFramesInFlight) {
