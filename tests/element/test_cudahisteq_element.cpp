@@ -2,6 +2,7 @@
 // cudahisteq through GstHarness. Without a CUDA device (CI) only its registration and its
 // start-up error are checked; with one, every output is compared with histeq's, the oracle.
 #include <cctype>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -168,6 +169,20 @@ class HeldOutput {
   gulong probe_ = 0;
 };
 
+// Pushes `count` natural frames, frame i from i s to i + 1 s.
+::testing::AssertionResult push_one_second_frames(GstHarness *h, const GstVideoInfo &info,
+                                                  std::mt19937 &rng, int count) {
+  for (int i = 0; i < count; ++i) {
+    GstBuffer *frame = natural_frame(info, rng);
+    GST_BUFFER_PTS(frame) = i * GST_SECOND;
+    GST_BUFFER_DURATION(frame) = GST_SECOND;
+    const GstFlowReturn ret = gst_harness_push(h, frame);
+    if (ret != GST_FLOW_OK)
+      return ::testing::AssertionFailure() << "frame " << i << ": " << gst_flow_get_name(ret);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // Makes every push from the element's src pad come back with `flow` (the buffer is dropped),
 // as from a downstream element that refuses frames.
 void answer_every_push_with(GstElement *element, GstFlowReturn flow) {
@@ -313,12 +328,7 @@ TEST_P(SerializedEvent, LeavesAfterTheFramesInFlight) {
   // them in flight. What reaches the harness is logged in order.
   HeldOutput held(h->element);
   std::mt19937 rng(6);
-  for (int i = 0; i < 2; ++i) {
-    GstBuffer *frame = natural_frame(info, rng);
-    GST_BUFFER_PTS(frame) = i * GST_SECOND;
-    GST_BUFFER_DURATION(frame) = GST_SECOND;
-    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
-  }
+  ASSERT_TRUE(push_one_second_frames(h, info, rng, 2));
   GstEvent *event = nullptr;
   switch (GetParam()) {
     case GST_EVENT_GAP:
@@ -385,27 +395,6 @@ TEST(CudaHistEqElement, DiscontMarksOnlyItsOwnFrame) {
   gst_harness_teardown(h);
 }
 
-TEST(CudaHistEqElement, DrainQueryPushesTheFramesInFlight) {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
-  GstHarness *h = harness("cudahisteq depth=4");
-  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  std::mt19937 rng(7);
-  HeldOutput held(h->element);
-  for (int i = 0; i < 3; ++i) ASSERT_EQ(gst_harness_push(h, natural_frame(info, rng)), GST_FLOW_OK);
-  std::thread drainer([&] {
-    GstQuery *drain = gst_query_new_drain();
-    EXPECT_TRUE(gst_pad_peer_query(h->srcpad, drain));
-    gst_query_unref(drain);
-    EXPECT_EQ(gst_harness_buffers_received(h), 3u) << "the query came back after all three";
-  });
-  g_usleep(100 * 1000);
-  EXPECT_EQ(gst_harness_buffers_received(h), 0u);
-  held.release();
-  drainer.join();
-  gst_harness_teardown(h);
-}
-
 GstClockTime position_at(GstElement *element, const char *pad_name) {
   GstPad *pad = gst_element_get_static_pad(element, pad_name);
   gint64 position = -1;
@@ -414,66 +403,75 @@ GstClockTime position_at(GstElement *element, const char *pad_name) {
   return answered ? GstClockTime(position) : GST_CLOCK_TIME_NONE;
 }
 
-// Frame 0 (0-1 s) is held in its push, frames 1 and 2 are in flight: the sink pad is at the end
-// of the last frame in, the src pad at the end of the last frame out, and after a drain both are
-// at 3 s. The base class tracks neither for frames it does not push itself.
-TEST(CudaHistEqElement, PositionQueriesTellTheLastFrameInAndOut) {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
-  GstHarness *h = harness("cudahisteq depth=4");
-  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  std::mt19937 rng(11);
-  HeldOutput held(h->element);
-  for (int i = 0; i < 3; ++i) {
-    GstBuffer *frame = natural_frame(info, rng);
-    GST_BUFFER_PTS(frame) = i * GST_SECOND;
-    GST_BUFFER_DURATION(frame) = GST_SECOND;
-    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
+// Three one-second frames (0-3 s) pushed into cudahisteq depth=4, frame 0 held in its push at
+// the src pad until released, so frames 1 and 2 stay in flight behind it.
+class FramesInFlight : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SKIP_WITHOUT_CUDA_DEVICE();
+    h_ = harness("cudahisteq depth=4");
+    gst_harness_set_src_caps(h_, gst_video_info_to_caps(&info_));
+    held_ = std::make_unique<HeldOutput>(h_->element);
+    ASSERT_TRUE(push_one_second_frames(h_, info_, rng_, 3));
   }
-  GstPad *src = gst_element_get_static_pad(h->element, "src");
+  void TearDown() override {
+    held_.reset();
+    if (h_) gst_harness_teardown(h_);
+  }
+
+  const GstVideoInfo info_ = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
+  std::mt19937 rng_{7};
+  GstHarness *h_ = nullptr;
+  std::unique_ptr<HeldOutput> held_;
+};
+
+TEST_F(FramesInFlight, ADrainQueryPushesThemAll) {
+  std::thread drainer([&] {
+    GstQuery *drain = gst_query_new_drain();
+    EXPECT_TRUE(gst_pad_peer_query(h_->srcpad, drain));
+    gst_query_unref(drain);
+    EXPECT_EQ(gst_harness_buffers_received(h_), 3u) << "the query came back after all three";
+  });
+  g_usleep(100 * 1000);
+  EXPECT_EQ(gst_harness_buffers_received(h_), 0u);
+  held_->release();
+  drainer.join();
+}
+
+// The sink pad is at the end of the last frame in, the src pad at the end of the last frame
+// out (frame 0, in its push), and after a drain both are at 3 s. The base class tracks neither
+// for frames it does not push itself.
+TEST_F(FramesInFlight, PositionQueriesTellTheLastFrameInAndOut) {
+  GstPad *src = gst_element_get_static_pad(h_->element, "src");
   for (int waited_ms = 0; !gst_pad_is_blocking(src) && waited_ms < 5000; waited_ms += 10)
     g_usleep(10 * 1000);
   ASSERT_TRUE(gst_pad_is_blocking(src)) << "frame 0 never reached the src pad";
   gst_object_unref(src);
-  EXPECT_EQ(position_at(h->element, "sink"), 3 * GST_SECOND);
-  EXPECT_EQ(position_at(h->element, "src"), 1 * GST_SECOND);
-  held.release();
+  EXPECT_EQ(position_at(h_->element, "sink"), 3 * GST_SECOND);
+  EXPECT_EQ(position_at(h_->element, "src"), 1 * GST_SECOND);
+  held_->release();
   GstQuery *drain = gst_query_new_drain();
-  EXPECT_TRUE(gst_pad_peer_query(h->srcpad, drain));
+  EXPECT_TRUE(gst_pad_peer_query(h_->srcpad, drain));
   gst_query_unref(drain);
-  EXPECT_EQ(position_at(h->element, "src"), 3 * GST_SECOND);
-  gst_harness_teardown(h);
+  EXPECT_EQ(position_at(h_->element, "src"), 3 * GST_SECOND);
 }
 
-// Frame 0 is held at the src pad, frames 1 and 2 are in flight behind it when the flush comes:
-// none of them comes out, and frame 3, after the flush, does.
-TEST(CudaHistEqElement, FlushDropsFramesInFlight) {
-  SKIP_WITHOUT_CUDA_DEVICE();
-  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 320, 240);
-  GstHarness *h = harness("cudahisteq depth=4");
-  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  std::mt19937 rng(5);
-  HeldOutput held(h->element);
-  for (int i = 0; i < 3; ++i) {
-    GstBuffer *frame = natural_frame(info, rng);
-    GST_BUFFER_PTS(frame) = i * GST_SECOND;
-    ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
-  }
-  gst_harness_push_event(h, gst_event_new_flush_start());
-  gst_harness_push_event(h, gst_event_new_flush_stop(TRUE));
-  held.release();
+// A flush drops all three; frame 3, after the flush, comes out.
+TEST_F(FramesInFlight, AFlushDropsThem) {
+  gst_harness_push_event(h_, gst_event_new_flush_start());
+  gst_harness_push_event(h_, gst_event_new_flush_stop(TRUE));
+  held_->release();
   GstSegment segment;
   gst_segment_init(&segment, GST_FORMAT_TIME);
-  gst_harness_push_event(h, gst_event_new_segment(&segment));
-  GstBuffer *frame = natural_frame(info, rng);
+  gst_harness_push_event(h_, gst_event_new_segment(&segment));
+  GstBuffer *frame = natural_frame(info_, rng_);
   GST_BUFFER_PTS(frame) = 3 * GST_SECOND;
-  ASSERT_EQ(gst_harness_push(h, frame), GST_FLOW_OK);
-  gst_harness_push_event(h, gst_event_new_eos());
-  ASSERT_EQ(gst_harness_buffers_received(h), 1u);
-  GstBuffer *out = gst_harness_pull(h);
+  ASSERT_EQ(gst_harness_push(h_, frame), GST_FLOW_OK);
+  gst_harness_push_event(h_, gst_event_new_eos());
+  ASSERT_EQ(gst_harness_buffers_received(h_), 1u);
+  GstBuffer *out = gst_harness_pull(h_);
   EXPECT_EQ(GST_BUFFER_PTS(out), 3 * GST_SECOND);
   gst_buffer_unref(out);
-  gst_harness_teardown(h);
 }
 
 // Downstream's answer to a push (EOS here, as from a sink that has had enough) goes back
