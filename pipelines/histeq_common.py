@@ -34,6 +34,16 @@ def parse_launch(description):
         raise ScriptError(f"cannot build the pipeline: {e.message}") from None
 
 
+def play(pipeline):
+    """Sets `pipeline` to PLAYING. Returns None, or why it could not start (the error it posted,
+    else "state change failed"), having set it back to NULL."""
+    if pipeline.set_state(Gst.State.PLAYING) != Gst.StateChangeReturn.FAILURE:
+        return None
+    msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
+    pipeline.set_state(Gst.State.NULL)
+    return error_text(msg) if msg else "state change failed"
+
+
 def cuda_works():
     """True when cudahisteq exists and equalizes one frame on this machine."""
     if Gst.ElementFactory.find("cudahisteq") is None:

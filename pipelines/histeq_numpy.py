@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from histeq_common import (Gst, GstVideo, ScriptError, error_text, fail, parse_launch,
-                           pick_element)
+                           pick_element, play)
 
 # Per format: each plane's (height divisor, width divisor, bytes per pixel).
 PLANES = {"GRAY8": [(1, 1, 1)], "I420": [(1, 1, 1), (2, 2, 1), (2, 2, 1)], "RGB": [(1, 1, 3)]}
@@ -111,10 +111,9 @@ def equalize_frames(frames, element=None, format="GRAY8", fps=30):
                 return  # stopped or failed: the puller reports why
         source.emit("end-of-stream")
 
-    if pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
-        msg = pipeline.get_bus().pop_filtered(Gst.MessageType.ERROR)
-        pipeline.set_state(Gst.State.NULL)
-        raise ScriptError(error_text(msg) if msg else f"cannot start {element}")
+    why = play(pipeline)
+    if why:
+        raise ScriptError(f"cannot start {element}: {why}")
     feeder = threading.Thread(target=feed, daemon=True)
     feeder.start()
     try:
@@ -143,8 +142,9 @@ def _file_pipeline(path, format, element):
 def decode_file(path, format="RGB", element=None):
     """Yields the frames of a video file as numpy arrays; equalized when `element` is given."""
     pipeline = _file_pipeline(path, format, element)
-    if pipeline.set_state(Gst.State.PLAYING) == Gst.StateChangeReturn.FAILURE:
-        raise ScriptError(f"cannot play {path}")
+    why = play(pipeline)
+    if why:
+        raise ScriptError(f"cannot play {path}: {why}")
     try:
         yield from _pull_all(pipeline, pipeline.get_by_name("sink"), format)
     finally:
