@@ -10,10 +10,14 @@ SOURCE_ROOT = os.environ.get("HISTEQ_SOURCE_ROOT",
                              os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
+def script_path(name):
+    return os.path.join(SOURCE_ROOT, "pipelines", name)
+
+
 def script(name):
     """The command that runs pipelines/NAME with the Python running the tests: the one known to
     hold gi and numpy (on the GPU machine that is not the scripts' #!/usr/bin/python3)."""
-    return [sys.executable, os.path.join(SOURCE_ROOT, "pipelines", name)]
+    return [sys.executable, script_path(name)]
 
 
 def element():

@@ -65,7 +65,7 @@ class Shebang(unittest.TestCase):
 
     def test_each_script_runs_as_a_command(self):
         for name in ("preview", "compare", "transcode"):
-            done = support.run(support.script(name)[-1], "--help")
+            done = support.run(support.script_path(name), "--help")
             self.assertEqual(done.returncode, 0, f"{name}: {done.stderr}")
             self.assertIn("usage:", done.stdout)
 
