@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "qos_stats.h"
 #include "video_frames.h"
 
 GstFlowReturn push_frames_with_frame_two_late(GstHarness *h, const GstVideoInfo &info, int first,
@@ -26,12 +27,7 @@ int take_late_frame_messages(GstBus *bus) {
     GstClockTime running_time = 0;
     gst_message_parse_qos(message, nullptr, &running_time, nullptr, nullptr, nullptr);
     EXPECT_EQ(running_time, 2 * GST_SECOND);
-    GstFormat format = GST_FORMAT_UNDEFINED;
-    guint64 processed = 0, dropped = 0;
-    gst_message_parse_qos_stats(message, &format, &processed, &dropped);
-    EXPECT_EQ(format, GST_FORMAT_BUFFERS);
-    EXPECT_EQ(processed, 2u);
-    EXPECT_EQ(dropped, 1u);
+    expect_qos_stats(message, 2, 1);
     gst_message_unref(message);
     ++messages;
   }

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "frame_qos.h"
+#include "qos_stats.h"
 
 namespace {
 
@@ -99,12 +100,7 @@ TEST(FrameQos, TheDroppedFramesMessageCarriesItsTimesAndTheCounts) {
   gst_message_parse_qos_values(message, &jitter, &proportion, &quality);
   EXPECT_EQ(jitter, gint64(500 * kMs));
   EXPECT_DOUBLE_EQ(proportion, 1.25);
-  GstFormat format = GST_FORMAT_UNDEFINED;
-  guint64 processed = 0, dropped = 0;
-  gst_message_parse_qos_stats(message, &format, &processed, &dropped);
-  EXPECT_EQ(format, GST_FORMAT_BUFFERS);
-  EXPECT_EQ(processed, 2u);
-  EXPECT_EQ(dropped, 1u);
+  expect_qos_stats(message, 2, 1);
   gst_message_unref(message);
   gst_object_unref(element);
 }
