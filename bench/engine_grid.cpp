@@ -10,7 +10,7 @@ int engine_grid(const histeq::cuda::DevicePlane &plane) {
   int device = 0, sms = 0, engine_blocks = 0;
   BENCH_CUDA(cudaGetDevice(&device));
   BENCH_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  BENCH_CUDA(histeq::cuda::fused_grid_size(&engine_blocks));
+  BENCH_CUDA(histeq::cuda::fused_grid_size(&engine_blocks, false));
   return histeq::cuda::fused_blocks_for(plane, engine_blocks, sms);
 }
 

@@ -15,29 +15,38 @@ constexpr std::uint64_t kMinPixelsPerBand = 128 * 1024;
 
 }  // namespace
 
-CpuEqualizer::CpuEqualizer(unsigned threads) : pool_(threads), band_histograms_(pool_.size()) {}
+CpuEqualizer::CpuEqualizer(unsigned threads) {
+  set_threads(threads);
+}
+
+void CpuEqualizer::set_threads(unsigned threads) {
+  pool_.reset();
+  pool_ = std::make_unique<RowPool>(threads);
+  band_histograms_.assign(pool_->size(), LumaHistogram8{});
+}
 
 unsigned CpuEqualizer::bands_for(const LumaPlane8 &plane) const {
   const std::uint64_t by_size = std::max<std::uint64_t>(1, plane.pixels() / kMinPixelsPerBand);
   const std::uint64_t by_rows = std::max(1, plane.height);
-  return unsigned(std::min<std::uint64_t>({by_size, by_rows, pool_.size()}));
+  return unsigned(std::min<std::uint64_t>({by_size, by_rows, pool_->size()}));
 }
 
 const std::array<std::uint8_t, kLevels8> &CpuEqualizer::equalize(LumaPlane8 plane,
-                                                                 OutputRange range) {
+                                                                 OutputRange range,
+                                                                 const Params &params, bool reset) {
   const unsigned bands = bands_for(plane);
   const ConstLumaPlane8 source{plane.data, plane.width, plane.height, plane.stride};
-  pool_.run(bands, plane.height, [&](unsigned band, int begin, int end) {
+  pool_->run(bands, plane.height, [&](unsigned band, int begin, int end) {
     band_histograms_[band].fill(0);
     accumulate_histogram(source, begin, end, band_histograms_[band]);
   });
-  LumaHistogram8 histogram{};
+  histogram_.fill(0);
   for (unsigned b = 0; b < bands; ++b) {
-    for (int v = 0; v < kLevels8; ++v) histogram[v] += band_histograms_[b][v];
+    for (int v = 0; v < kLevels8; ++v) histogram_[v] += band_histograms_[b][v];
   }
-  build_equalization_lut(histogram.data(), kLevels8, range, lut_.data());
-  pool_.run(bands, plane.height,
-            [&](unsigned, int begin, int end) { apply_lut(plane, begin, end, lut_.data()); });
+  restarted_ = tone_.build(histogram_.data(), params, range, reset, lut_.data());
+  pool_->run(bands, plane.height,
+             [&](unsigned, int begin, int end) { apply_lut(plane, begin, end, lut_.data()); });
   return lut_;
 }
 

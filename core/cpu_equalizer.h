@@ -3,34 +3,49 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "equalization.h"
 #include "luma_histogram.h"
+#include "params.h"
 #include "plane.h"
 #include "row_pool.h"
+#include "tone_map.h"
 
 namespace histeq {
 
-// Equalizes 8-bit luma planes in place on the CPU: histogram, LUT, map. Large frames are split
-// by rows over a RowPool; small ones stay on the calling thread, where hand-off costs more
-// than the work.
+// The CPU engine: equalizes the 8-bit luma planes of one stream in place (histogram, LUT by
+// ToneMap, map), keeping the stream's history from frame to frame. Large frames are split by
+// rows over a RowPool; small ones stay on the calling thread, where hand-off costs more than
+// the work.
 class CpuEqualizer {
  public:
   // threads == 0 means one per core.
   explicit CpuEqualizer(unsigned threads);
 
-  unsigned threads() const { return pool_.size(); }
+  unsigned threads() const { return pool_->size(); }
+  // Replaces the worker pool; the stream's history is kept.
+  void set_threads(unsigned threads);
 
-  // Returns the LUT that was applied, for statistics and tests.
-  const std::array<std::uint8_t, kLevels8> &equalize(LumaPlane8 plane, OutputRange range);
+  // Equalizes `plane` with `params`; `reset` restarts the history (flush, caps, DISCONT).
+  // Returns the LUT that was applied.
+  const std::array<std::uint8_t, kLevels8> &equalize(LumaPlane8 plane, OutputRange range,
+                                                     const Params &params = {}, bool reset = false);
+
+  // Of the last frame: its histogram before equalization, and whether the history restarted.
+  const LumaHistogram8 &histogram() const { return histogram_; }
+  bool restarted() const { return restarted_; }
 
  private:
   unsigned bands_for(const LumaPlane8 &plane) const;
 
-  RowPool pool_;
+  std::unique_ptr<RowPool> pool_;
   std::vector<LumaHistogram8> band_histograms_;
+  LumaHistogram8 histogram_{};
+  ToneMap tone_{kLevels8};
   std::array<std::uint8_t, kLevels8> lut_{};
+  bool restarted_ = false;
 };
 
 }  // namespace histeq

@@ -37,6 +37,17 @@ __device__ __forceinline__ void merge_block_bins(const unsigned (&bins)[kWarps][
   if (sum) atomicAdd(&merged[v], DeviceCount(sum));
 }
 
+// Bin t (the calling thread's) of the finished device bins: every block's counts merged and
+// visible, the copies summed.
+template <int kCopies>
+__device__ __forceinline__ DeviceCount sum_bin_copies(const DeviceCount *d_histogram) {
+  DeviceCount count = 0;
+#pragma unroll
+  for (int copy = 0; copy < kCopies; ++copy)
+    count += __ldcg(&d_histogram[copy * kLevels + threadIdx.x]);
+  return count;
+}
+
 // The shared memory build_block_lut needs besides the LUT itself.
 struct BlockLutScratch {
   using BlockScan = cub::BlockScan<DeviceCount, kBlock, cub::BLOCK_SCAN_WARP_SCANS>;
@@ -55,9 +66,7 @@ __device__ __forceinline__ void build_block_lut(const DeviceCount *d_histogram, 
   const int t = threadIdx.x;
   if (t == 0) scratch.first_present = kLevels;
   __syncthreads();
-  DeviceCount count = 0;
-#pragma unroll
-  for (int copy = 0; copy < kCopies; ++copy) count += __ldcg(&d_histogram[copy * kLevels + t]);
+  const DeviceCount count = sum_bin_copies<kCopies>(d_histogram);
   if (count) atomicMin(&scratch.first_present, t);
   DeviceCount cdf;
   BlockLutScratch::BlockScan(scratch.scan).InclusiveSum(count, cdf);

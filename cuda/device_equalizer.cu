@@ -40,7 +40,8 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
   int device = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
-  HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_));
+  HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_, false));
+  HISTEQ_CUDA_TRY(fused_grid_size(&fused_tone_blocks_, true));
   HISTEQ_CUDA_TRY(zero_copy_grid_size(&zero_copy_blocks_));
   // Both histograms, then the LUT. Each kernel path leaves the histogram it consumed zero again
   // (the LUT kernel after reading it; the single kernel and the zero-copy kernels through the
@@ -67,12 +68,14 @@ cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_
 }
 
 cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange range,
-                                      KernelConfig config, cudaStream_t stream) {
-  return equalize(plane, plane, range, config, stream);
+                                      KernelConfig config, cudaStream_t stream,
+                                      const DeviceTone &tone) {
+  return equalize(plane, plane, range, config, stream, tone);
 }
 
 cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlane &out,
-                                      OutputRange range, KernelConfig config, cudaStream_t stream) {
+                                      OutputRange range, KernelConfig config, cudaStream_t stream,
+                                      const DeviceTone &tone) {
   if (!d_histograms_[0]) return cudaErrorInitializationError;
   if (plane.width < 0 || plane.height < 0 ||
       (plane.height > 0 && plane.pitch < std::size_t(plane.width)))
@@ -84,16 +87,21 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
   unsigned long long *d_histogram = d_histograms_[current_histogram_];
   if (config.fusion == Fusion::kSingleKernel) {
     FusedLaunch launch;
-    launch.blocks = fused_blocks_for(plane, fused_blocks_, sm_count_);
+    launch.blocks =
+        fused_blocks_for(plane, tone.classic() ? fused_blocks_ : fused_tone_blocks_, sm_count_);
     launch.d_histogram = d_histogram;
     launch.d_next_histogram = d_histograms_[1 - current_histogram_];
     launch.d_lut = d_lut_;
-    HISTEQ_CUDA_TRY(launch_fused(launch, plane, out, range, stream));
+    HISTEQ_CUDA_TRY(launch_fused(launch, plane, out, range, tone, stream));
     current_histogram_ = 1 - current_histogram_;
     return cudaSuccess;
   }
   HISTEQ_CUDA_TRY(launch_histogram(config.histogram, plane, d_histogram, sm_count_, stream));
-  HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
+  if (tone.classic()) {
+    HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
+  } else {
+    HISTEQ_CUDA_TRY(launch_build_tone_lut(d_histogram, range, tone, d_lut_, stream));
+  }
   const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_};
   return launch_map(lut, plane, out, sm_count_, stream);
 }

@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 
 #include "device_plane.h"
+#include "device_tone.h"
 #include "equalization.h"
 #include "fused_kernel.h"
 #include "methods.h"
@@ -49,13 +50,15 @@ class DeviceEqualizer {
   // aligned) that the caller owns and frees after this equalizer; init() zeroes it.
   cudaError_t init(int constant_slot, void *d_scratch, std::size_t scratch_bytes);
 
-  // Enqueues histogram -> scan + LUT -> map on `stream`.
+  // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
+  // classic one by default). The scan variants are the classic mapping's: with options, the
+  // separate kernels build the LUT with block_tone.cuh's scan.
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
-                       cudaStream_t stream);
+                       cudaStream_t stream, const DeviceTone &tone = {});
   // The same, counting `plane` and writing the mapped pixels to `out` (the same width and
   // height, its own pitch; `plane` is left as it was unless `out` is `plane`).
   cudaError_t equalize(const DevicePlane &plane, const DevicePlane &out, OutputRange range,
-                       KernelConfig config, cudaStream_t stream);
+                       KernelConfig config, cudaStream_t stream, const DeviceTone &tone = {});
 
   // Equalizes planes.src into planes.dst (may be src), both mapped pinned host memory given by
   // their device pointers, with the zero-copy kernels, through planes.staging: device memory of
@@ -70,6 +73,7 @@ class DeviceEqualizer {
   unsigned long long *d_histograms_[2] = {nullptr, nullptr};
   int current_histogram_ = 0;  // the one that is zero now
   int fused_blocks_ = 0;
+  int fused_tone_blocks_ = 0;
   int zero_copy_blocks_ = 0;
   std::uint8_t *d_lut_ = nullptr;
   bool owns_scratch_ = false;

@@ -2,9 +2,11 @@
 #include "fused_kernel.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include <cooperative_groups.h>
 
+#include "block_tone.cuh"
 #include "cuda_check.h"
 #include "device_bins.cuh"
 #include "item_walk.cuh"
@@ -17,13 +19,16 @@ namespace {
 
 constexpr int kCached = kFusedCachedChunks;
 
-template <bool kWarpVote>
+// kTone: the LUT follows the options of tone.params (block_tone.cuh); without, the classic LUT,
+// whose instantiation keeps the registers and shared memory of the classic mapping alone.
+template <bool kWarpVote, bool kTone>
 __global__ void __launch_bounds__(kBlock)
     fused(DevicePlane plane, DevicePlane out, OutputRange range, DeviceCount *d_histogram,
-          DeviceCount *d_next_histogram, std::uint8_t *d_lut) {
+          DeviceCount *d_next_histogram, std::uint8_t *d_lut, DeviceTone tone) {
+  using LutScratch = std::conditional_t<kTone, BlockToneScratch, BlockLutScratch>;
   __shared__ unsigned bins[kWarps][kLevels];
   __shared__ unsigned lut[kLevels];
-  __shared__ BlockLutScratch lut_scratch;
+  __shared__ LutScratch lut_scratch;
 
   const int t = threadIdx.x;
   for (int i = t; i < kWarps * kLevels; i += kBlock) (&bins[0][0])[i] = 0;
@@ -81,7 +86,12 @@ __global__ void __launch_bounds__(kBlock)
 
   cooperative_groups::this_grid().sync();
 
-  build_block_lut<kFusedHistogramCopies>(d_histogram, range, lut, lut_scratch, d_lut);
+  if constexpr (kTone) {
+    build_block_tone_lut(sum_bin_copies<kFusedHistogramCopies>(d_histogram), range, tone, lut,
+                         lut_scratch, d_lut);
+  } else {
+    build_block_lut<kFusedHistogramCopies>(d_histogram, range, lut, lut_scratch, d_lut);
+  }
 
   at = start;
 #pragma unroll
@@ -93,15 +103,21 @@ __global__ void __launch_bounds__(kBlock)
 
 }  // namespace
 
-cudaError_t fused_grid_size(int *blocks) {
+template <bool kTone>
+const void *fused_kernel(bool warp_vote) {
+  return warp_vote ? (const void *)fused<true, kTone> : (const void *)fused<false, kTone>;
+}
+
+cudaError_t fused_grid_size(int *blocks, bool tone) {
   int device = 0, sm_count = 0, per_sm = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  // Both instantiations must fit the grid: the smaller of their occupancies.
+  // Both instantiations of the mapping must fit the grid: the smaller of their occupancies.
+  const void *plain = tone ? fused_kernel<true>(false) : fused_kernel<false>(false);
+  const void *voted = tone ? fused_kernel<true>(true) : fused_kernel<false>(true);
   int per_sm_vote = 0;
-  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused<false>, kBlock, 0));
-  HISTEQ_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_vote, fused<true>, kBlock, 0));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, plain, kBlock, 0));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_vote, voted, kBlock, 0));
   per_sm = std::min(per_sm, per_sm_vote);
   *blocks = sm_count * per_sm;
   return *blocks > 0 ? cudaSuccess : cudaErrorCooperativeLaunchTooLarge;
@@ -116,15 +132,18 @@ int fused_blocks_for(const DevicePlane &plane, int max_blocks, int sm_count) {
 }
 
 cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane,
-                         const DevicePlane &out, OutputRange range, cudaStream_t stream) {
+                         const DevicePlane &out, OutputRange range, const DeviceTone &tone,
+                         cudaStream_t stream) {
   DevicePlane plane_arg = plane;
   DevicePlane out_arg = out;
   OutputRange range_arg = range;
   DeviceCount *histogram = launch.d_histogram;
   DeviceCount *next_histogram = launch.d_next_histogram;
   std::uint8_t *lut = launch.d_lut;
-  void *args[] = {&plane_arg, &out_arg, &range_arg, &histogram, &next_histogram, &lut};
-  const void *kernel = launch.warp_vote ? (const void *)fused<true> : (const void *)fused<false>;
+  DeviceTone tone_arg = tone;
+  void *args[] = {&plane_arg, &out_arg, &range_arg, &histogram, &next_histogram, &lut, &tone_arg};
+  const void *kernel =
+      tone.classic() ? fused_kernel<false>(launch.warp_vote) : fused_kernel<true>(launch.warp_vote);
   HISTEQ_CUDA_BEFORE_LAUNCH();
   HISTEQ_CUDA_TRY(
       cudaLaunchCooperativeKernel(kernel, dim3(launch.blocks), dim3(kBlock), args, 0, stream));

@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include "device_plane.h"
+#include "device_tone.h"
 #include "equalization.h"
 
 namespace histeq::cuda {
@@ -45,8 +46,9 @@ struct FusedLaunch {
   bool warp_vote = true;
 };
 
-// The largest grid whose blocks can all be resident at once on the current device.
-cudaError_t fused_grid_size(int *blocks);
+// The largest grid whose blocks can all be resident at once on the current device, for the
+// classic mapping or (tone) the one with options.
+cudaError_t fused_grid_size(int *blocks, bool tone);
 
 // The grid for `plane`: at most `max_blocks` (fused_grid_size), as few as keep each thread's
 // chunks in its registers between counting and mapping, and at least one per SM (or one per
@@ -55,8 +57,10 @@ cudaError_t fused_grid_size(int *blocks);
 // instead of 507), 720p 7.0 -> 6.1 us; 4K and 8K get about the same grid as before.
 int fused_blocks_for(const DevicePlane &plane, int max_blocks, int sm_count);
 
-// Counts `plane` and writes its mapped pixels to `out` (the same size; may be `plane`).
+// Counts `plane` and writes its mapped pixels to `out` (the same size; may be `plane`), with
+// the LUT `tone` asks for (launch.blocks from fused_grid_size for the same kind of mapping).
 cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane,
-                         const DevicePlane &out, OutputRange range, cudaStream_t stream);
+                         const DevicePlane &out, OutputRange range, const DeviceTone &tone,
+                         cudaStream_t stream);
 
 }  // namespace histeq::cuda

@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "device_tone.h"
 #include "equalization.h"
 #include "methods.h"
 
@@ -15,5 +16,9 @@ namespace histeq::cuda {
 // function the CPU element uses.
 cudaError_t launch_build_lut(ScanMethod method, unsigned long long *d_histogram, OutputRange range,
                              std::uint8_t *d_lut, cudaStream_t stream);
+
+// The same with the options of `tone` (block_tone.cuh), for the separate kernels.
+cudaError_t launch_build_tone_lut(unsigned long long *d_histogram, OutputRange range,
+                                  const DeviceTone &tone, std::uint8_t *d_lut, cudaStream_t stream);
 
 }  // namespace histeq::cuda

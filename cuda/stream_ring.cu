@@ -89,6 +89,7 @@ struct StreamRing::Slot {
   cudaEvent_t mapped = nullptr;
   cudaEvent_t downloaded = nullptr;
   DeviceEqualizer equalizer;
+  FrameReport *d_report = nullptr;
   std::uint8_t *d_in = nullptr;
   std::uint8_t *d_out = nullptr;
   std::size_t pitch = 0;  // of both planes
@@ -103,6 +104,7 @@ struct StreamRing::Slot {
     if (stream && down_stream) synchronize();
     cudaFree(d_in);
     cudaFree(d_out);
+    cudaFree(d_report);
     if (mapped) cudaEventDestroy(mapped);
     if (downloaded) cudaEventDestroy(downloaded);
     if (stream) cudaStreamDestroy(stream);
@@ -116,6 +118,7 @@ struct StreamRing::Queued {
   PinnedStage stage_in;
   PinnedStage stage_out;
   HostFrame frame;
+  FrameReport *h_report = nullptr;  // pinned
   bool staged_out = false;
   std::size_t stage_pitch = 0;  // of the frame's stages
 
@@ -124,6 +127,7 @@ struct StreamRing::Queued {
       cudaEventSynchronize(done);
       cudaEventDestroy(done);
     }
+    free_pinned(h_report);
   }
 };
 
@@ -147,14 +151,18 @@ cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) 
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->mapped, cudaEventDisableTiming));
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->downloaded, cudaEventDisableTiming));
     HISTEQ_CUDA_TRY(slot->equalizer.init(i));
+    HISTEQ_CUDA_TRY(
+        cudaMalloc(reinterpret_cast<void **>(&slot->d_report), sizeof(*slot->d_report)));
     slots_.push_back(std::move(slot));
   }
   for (int i = 0; i < 2 * depth; ++i) {
     auto queued = std::make_unique<Queued>();
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&queued->done, cudaEventDisableTiming));
+    HISTEQ_CUDA_TRY(
+        allocate_pinned(sizeof(FrameReport), reinterpret_cast<void **>(&queued->h_report)));
     queued_.push_back(std::move(queued));
   }
-  return cudaSuccess;
+  return history_.init();
 }
 
 // Grows the slot's device planes to the frame. A frame queued before may still use the old ones.
@@ -235,7 +243,8 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
 
   const DevicePlane in{slot.d_in, frame.width, frame.height, slot.pitch};
   const DevicePlane out{slot.d_out, frame.width, frame.height, slot.pitch};
-  if (zero_copy_) {
+  if (zero_copy_ && frame.params.is_classic()) {
+    history_.forget();
     HISTEQ_CUDA_TRY(resolve_down());
     const ZeroCopyPlanes planes{
         {static_cast<std::uint8_t *>(mapped_plane(up, frame.width, frame.height)), frame.width,
@@ -255,20 +264,36 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
   HISTEQ_CUDA_TRY(copy_plane_async(slot.d_in, slot.pitch, up.h_data, up.pitch, width, height,
                                    cudaMemcpyHostToDevice, slot.stream));
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.stream, slot.downloaded, 0));
-  HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, frame.range, config_, slot.stream));
+  DeviceTone tone;
+  tone.params = frame.params;
+  tone.reset = frame.reset;
+  tone.d_report = slot.d_report;
+  HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
+  HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, frame.range, config_, slot.stream, tone));
+  HISTEQ_CUDA_TRY(history_.attached(slot.stream, tone));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.mapped, slot.stream));
-  if (!zero_copy_) HISTEQ_CUDA_TRY(resolve_down());
+  if (!zero_copy_ || !frame.params.is_classic()) HISTEQ_CUDA_TRY(resolve_down());
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.down_stream, slot.mapped, 0));
   HISTEQ_CUDA_TRY(copy_plane_async(down.h_data, down.pitch, slot.d_out, slot.pitch, width, height,
                                    cudaMemcpyDeviceToHost, slot.down_stream));
+  if (frame.params.keep_history)
+    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, slot.d_report, sizeof(FrameReport),
+                                    cudaMemcpyDeviceToHost, slot.down_stream));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.downloaded, slot.down_stream));
   return cudaEventRecord(queued.done, slot.down_stream);
 }
 
-cudaError_t StreamRing::wait(std::uint64_t *tag) {
+cudaError_t StreamRing::wait(std::uint64_t *tag, FrameReport *report) {
   if (in_flight() == 0) return cudaErrorNotReady;
   Queued &queued = *queued_[oldest_];
   const cudaError_t status = cudaEventSynchronize(queued.done);
+  if (report) {
+    if (status == cudaSuccess && queued.frame.params.keep_history) {
+      *report = *queued.h_report;
+    } else {
+      *report = FrameReport{};
+    }
+  }
   if (status == cudaSuccess && queued.staged_out) {
     const HostFrame &frame = queued.frame;
     copy_rows(frame.dst, frame.dst_pitch, queued.stage_out.data(), queued.stage_pitch, frame.width,
@@ -289,6 +314,7 @@ cudaError_t StreamRing::discard() {
   }
   oldest_ = next_;
   in_flight_.store(0, std::memory_order_release);
+  history_.forget();
   return first_error;
 }
 

@@ -30,6 +30,11 @@
 // engines). On the H100 the copy engines win from depth 2 on: the SMs' own PCIe reads and
 // writes barely overlap with traffic the other way (bench/README.md).
 // Pageable src/dst are staged through pinned buffers (a CPU copy each way).
+//
+// The stream's history (smoothing, scene cuts) passes from frame to frame in submit order,
+// across slots (DeviceHistory); only the zero-copy variant's kernels do not take options, so
+// frames with options cross PCIe by the copy engines. A frame that keeps the history also
+// brings its histogram back (FrameReport), for statistics.
 
 #include <atomic>
 #include <cstddef>
@@ -39,8 +44,11 @@
 
 #include <cuda_runtime_api.h>
 
+#include "device_history.h"
+#include "device_tone.h"
 #include "equalization.h"
 #include "methods.h"
+#include "params.h"
 
 namespace histeq::cuda {
 
@@ -52,6 +60,8 @@ struct HostFrame {
   int width = 0;
   int height = 0;
   OutputRange range = full_range(8);
+  Params params;          // the LUT's options (the classic mapping by default)
+  bool reset = false;     // the stream's history restarts with this frame
   std::uint64_t tag = 0;  // handed back by wait()
 };
 
@@ -76,9 +86,11 @@ class StreamRing {
 
   // Enqueues the frame and returns without waiting for the GPU (cudaErrorNotReady when full).
   cudaError_t submit(const HostFrame &frame);
-  // Blocks until the oldest frame is back in its dst; returns its tag.
-  cudaError_t wait(std::uint64_t *tag);
-  // Waits for every frame in flight and forgets them (flush).
+  // Blocks until the oldest frame is back in its dst; returns its tag and, when `report` is
+  // given and the frame kept the history, its report (else report->restarted is 0 and the
+  // histogram zero).
+  cudaError_t wait(std::uint64_t *tag, FrameReport *report = nullptr);
+  // Waits for every frame in flight and forgets them and the history (flush).
   cudaError_t discard();
 
   // Frames the zero-copy kernels equalized so far (the others went through the copy engines).
@@ -94,6 +106,7 @@ class StreamRing {
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<std::unique_ptr<Queued>> queued_;  // frame n in queued_[n % capacity()]
   KernelConfig config_;
+  DeviceHistory history_;
   bool zero_copy_ = false;
   std::uint64_t zero_copy_frames_ = 0;
   int next_ = 0;    // queued_ index of the next submit (the submitting thread's)

@@ -6,6 +6,8 @@
 
 #include "cuda_check.h"
 #include "device_equalizer.h"
+#include "device_history.h"
+#include "pinned_memory.h"
 
 namespace {
 
@@ -33,16 +35,25 @@ GstFlowReturn cuda_failed(GstElement *element, const char *call, cudaError_t sta
 }  // namespace
 
 // Everything here belongs to context_ and is created and destroyed with it pushed. Frames run
-// in order on one stream; each one's event marks its end.
+// in order on one stream; each one's event marks its end, and its report (when it keeps the
+// history) lands in its own pinned buffer.
 struct CudaMemoryFrames::Scratch {
   cudaStream_t stream = nullptr;
   cudaEvent_t done[kMaxInFlight] = {};
+  histeq::cuda::FrameReport *h_reports = nullptr;  // kMaxInFlight, pinned
+  bool reported[kMaxInFlight] = {};
+  histeq::cuda::FrameReport *d_report = nullptr;
   histeq::cuda::DeviceEqualizer equalizer;
+  histeq::cuda::DeviceHistory history;
 
   cudaError_t create() {
     HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     for (cudaEvent_t &event : done)
       HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    HISTEQ_CUDA_TRY(histeq::cuda::allocate_pinned(kMaxInFlight * sizeof(*h_reports),
+                                                  reinterpret_cast<void **>(&h_reports)));
+    HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&d_report), sizeof(*d_report)));
+    HISTEQ_CUDA_TRY(history.init());
     return equalizer.init(0);
   }
   ~Scratch() {
@@ -50,6 +61,8 @@ struct CudaMemoryFrames::Scratch {
     for (cudaEvent_t event : done)
       if (event) cudaEventDestroy(event);
     if (stream) cudaStreamDestroy(stream);
+    histeq::cuda::free_pinned(h_reports);
+    cudaFree(d_report);
   }
 };
 
@@ -80,6 +93,7 @@ void CudaMemoryFrames::discard() {
   if (scratch_) {
     const ContextScope scope(context_);
     cudaStreamSynchronize(scratch_->stream);
+    scratch_->history.forget();
   }
   oldest_ = next_;
   in_flight_.store(0, std::memory_order_release);
@@ -115,6 +129,7 @@ gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *cont
 
 GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *info,
                                        GstBuffer *buffer, histeq::OutputRange range,
+                                       const histeq::Params &params, bool reset,
                                        histeq::cuda::KernelConfig kernels) {
   if (in_flight() == kMaxInFlight) return cuda_failed(element, "submit", cudaErrorNotReady);
   const ContextScope scope(context_);
@@ -134,8 +149,27 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
       GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0), GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0),
       std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
   const int slot = next_;
-  cudaError_t status = scratch_->equalizer.equalize(luma, range, kernels, scratch_->stream);
-  const char *call = "DeviceEqualizer::equalize";
+  histeq::cuda::DeviceTone tone;
+  tone.params = params;
+  tone.reset = reset;
+  tone.d_report = scratch_->d_report;
+  scratch_->reported[slot] = params.keep_history;
+  cudaError_t status = scratch_->history.attach(scratch_->stream, &tone);
+  const char *call = "DeviceHistory::attach";
+  if (status == cudaSuccess) {
+    status = scratch_->equalizer.equalize(luma, range, kernels, scratch_->stream, tone);
+    call = "DeviceEqualizer::equalize";
+  }
+  if (status == cudaSuccess) {
+    status = scratch_->history.attached(scratch_->stream, tone);
+    call = "DeviceHistory::attached";
+  }
+  if (status == cudaSuccess && params.keep_history) {
+    status = cudaMemcpyAsync(&scratch_->h_reports[slot], scratch_->d_report,
+                             sizeof(histeq::cuda::FrameReport), cudaMemcpyDeviceToHost,
+                             scratch_->stream);
+    call = "cudaMemcpyAsync";
+  }
   if (status == cudaSuccess) {
     status = cudaEventRecord(scratch_->done[slot], scratch_->stream);
     call = "cudaEventRecord";
@@ -152,11 +186,16 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
   return GST_FLOW_OK;
 }
 
-GstFlowReturn CudaMemoryFrames::wait_oldest(GstElement *element) {
+GstFlowReturn CudaMemoryFrames::wait_oldest(GstElement *element,
+                                            histeq::cuda::FrameReport *report) {
   if (in_flight() == 0) return cuda_failed(element, "wait_oldest", cudaErrorNotReady);
   const ContextScope scope(context_);
   const cudaError_t status =
       scope.pushed() ? cudaEventSynchronize(scratch_->done[oldest_]) : cudaErrorDeviceUninitialized;
+  if (report) {
+    *report = status == cudaSuccess && scratch_->reported[oldest_] ? scratch_->h_reports[oldest_]
+                                                                   : histeq::cuda::FrameReport{};
+  }
   oldest_ = (oldest_ + 1) % kMaxInFlight;
   in_flight_.fetch_sub(1, std::memory_order_release);
   return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, "cudaEventSynchronize", status);

@@ -14,8 +14,10 @@
 #include <gst/cuda/gstcudacontext.h>
 #include <gst/video/video.h>
 
+#include "device_tone.h"
 #include "equalization.h"
 #include "methods.h"
+#include "params.h"
 #include "stream_ring.h"
 
 class CudaMemoryFrames {
@@ -34,13 +36,16 @@ class CudaMemoryFrames {
   GstCudaContext *context() const { return context_; }
 
   // Enqueues the equalization of `buffer`'s luma (writable, its first memory a GstCudaMemory
-  // of this context) in place on the device and returns at once; at most kMaxInFlight frames.
+  // of this context) in place on the device with `params`, following the history of the frames
+  // before it (`reset` restarts it), and returns at once; at most kMaxInFlight frames.
   GstFlowReturn submit(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
-                       histeq::OutputRange range, histeq::cuda::KernelConfig kernels);
-  // Waits until the oldest submitted frame is equalized, so downstream may read it.
-  GstFlowReturn wait_oldest(GstElement *element);
+                       histeq::OutputRange range, const histeq::Params &params, bool reset,
+                       histeq::cuda::KernelConfig kernels);
+  // Waits until the oldest submitted frame is equalized, so downstream may read it; `report`
+  // (optional) gets its report when it kept the history (StreamRing::wait says how).
+  GstFlowReturn wait_oldest(GstElement *element, histeq::cuda::FrameReport *report);
   int in_flight() const { return in_flight_.load(std::memory_order_acquire); }
-  // Waits for every frame in flight and forgets them (flush).
+  // Waits for every frame in flight and forgets them and the history (flush).
   void discard();
 
   // Frees the scratch and drops the context (stop).

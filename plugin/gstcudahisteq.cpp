@@ -19,6 +19,7 @@
 #include "cuda_memory_frames.h"
 #include "frame_qos.h"
 #include "luma_frame.h"
+#include "luma_histogram.h"
 #include "output_queue.h"
 #include "pinned_allocator.h"
 #include "stream_ring.h"
@@ -31,7 +32,14 @@ namespace {
 constexpr gint kDefaultDeviceId = -1;
 constexpr guint kDefaultDepth = 2;
 
-enum { PROP_0, PROP_DEVICE_ID, PROP_DEPTH, PROP_HISTOGRAM_METHOD, PROP_SCAN_METHOD };
+enum {
+  PROP_0,
+  PROP_CUDA_DEVICE_ID,
+  PROP_DEVICE_ID,
+  PROP_DEPTH,
+  PROP_HISTOGRAM_METHOD,
+  PROP_SCAN_METHOD
+};
 
 struct Settings {
   gint device_id = kDefaultDeviceId;
@@ -48,11 +56,13 @@ struct CudaHistEqState {
   Settings settings;  // as of start(): depth and kernels cannot change mid-stream
   std::unique_ptr<histeq::cuda::StreamRing> ring;
   OutputQueue output;
-  histeq::OutputRange range = histeq::full_range(8);
   GstAllocator *pinned = nullptr;  // offered upstream while started
   bool cuda_caps = false;          // negotiated video/x-raw(memory:CUDAMemory)
   CudaMemoryFrames cuda_frames;    // the zero-copy path, in the pipeline's CUDA context
-  bool negotiated = false;         // the last CAPS event was accepted
+  // Each path keeps its own history on the device: a frame that takes the other path than the
+  // frame before restarts it.
+  bool last_in_cuda_memory = false;
+  bool negotiated = false;  // the last CAPS event was accepted
   FrameQos qos;
   bool discont_after_drop = false;  // QoS dropped the frame before the next one
   // Where the last frame sent out ends, for POSITION queries at the src pad: the base class
@@ -63,7 +73,7 @@ struct CudaHistEqState {
 }  // namespace
 
 struct _GstCudaHistEq {
-  GstVideoFilter parent;
+  GstHistEqBase parent;
   // Guarded by the object lock: the properties, and whether the element is started (a
   // property set then takes effect at the next start).
   Settings settings;
@@ -76,7 +86,7 @@ struct _GstCudaHistEq {
   GstPadActivateModeFunction parent_src_activate_mode;
 };
 
-G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_VIDEO_FILTER)
+G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_HIST_EQ_BASE)
 GST_ELEMENT_REGISTER_DEFINE(cudahisteq, "cudahisteq", GST_RANK_NONE, GST_TYPE_CUDA_HIST_EQ)
 
 // The end of a frame (its timestamp when it has no duration), as the base class reckons a
@@ -129,17 +139,21 @@ static GstFlowReturn gst_cuda_hist_eq_use_device(GstCudaHistEq *self) {
 static GstFlowReturn gst_cuda_hist_eq_finish(GstCudaHistEq *self, PendingFrame &pending) {
   CudaHistEqState &state = *self->state;
   GstFlowReturn ret = GST_FLOW_OK;
+  histeq::cuda::FrameReport report;
   if (pending.in_cuda_memory) {
-    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self));
+    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self), &report);
   } else {
     // The ring hands the frame back whatever happens, so that it stays in step with the queue.
     ret = gst_cuda_hist_eq_use_device(self);
-    const cudaError_t status = state.ring->wait(nullptr);
+    const cudaError_t status = state.ring->wait(nullptr, &report);
     if (status != cudaSuccess && ret == GST_FLOW_OK)
       ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
   }
   state.output.notify();
   gst_cuda_hist_eq_unmap(pending);
+  if (ret == GST_FLOW_OK)
+    gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), pending.settings, report.histogram,
+                                     histeq::kLevels8, report.restarted != 0);
   return ret;
 }
 
@@ -213,10 +227,11 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
   }
   state.device = state.settings.device_id < 0 ? 0 : state.settings.device_id;
   if (state.device >= count) {
-    GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                      ("CUDA device %d does not exist: this machine has %d (device-id 0 to %d).",
-                       state.device, count, count - 1),
-                      ("device-id=%d", state.settings.device_id));
+    GST_ELEMENT_ERROR(
+        self, RESOURCE, NOT_FOUND,
+        ("CUDA device %d does not exist: this machine has %d (cuda-device-id 0 to %d).",
+         state.device, count, count - 1),
+        ("cuda-device-id=%d", state.settings.device_id));
     return FALSE;
   }
   state.ring = std::make_unique<histeq::cuda::StreamRing>();
@@ -274,7 +289,7 @@ static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
   return self->state->output.wait_until_empty();
 }
 
-// Moves the zero-copy path into the context of upstream's memory, unless device-id names
+// Moves the zero-copy path into the context of upstream's memory, unless cuda-device-id names
 // another GPU than the one that memory lives on. The frames in flight leave first.
 static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCudaContext *owner) {
   CudaHistEqState &state = *self->state;
@@ -284,13 +299,24 @@ static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCuda
   if (state.settings.device_id >= 0 && guint(state.settings.device_id) != device) {
     GST_ELEMENT_ERROR(self, STREAM, FAILED,
                       ("The frames are in the memory of CUDA device %u, but cudahisteq is set to "
-                       "device-id=%d. Set device-id=%u (or -1), or move the frames with "
+                       "cuda-device-id=%d. Set cuda-device-id=%u (or -1), or move the frames with "
                        "cudadownload ! cudaupload between the two.",
                        device, state.settings.device_id, device),
                       ("GstCudaMemory of %" GST_PTR_FORMAT, owner));
     return GST_FLOW_ERROR;
   }
   return state.cuda_frames.use_context(GST_ELEMENT(self), owner) ? GST_FLOW_OK : GST_FLOW_ERROR;
+}
+
+// The frame's settings from the base class; a frame on the other path than the last one
+// restarts the history (each path keeps its own).
+static HistEqFrame gst_cuda_hist_eq_begin_frame(GstCudaHistEq *self, GstBuffer *buffer,
+                                                bool in_cuda_memory) {
+  CudaHistEqState &state = *self->state;
+  HistEqFrame frame = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
+  frame.reset = frame.reset || in_cuda_memory != state.last_in_cuda_memory;
+  state.last_in_cuda_memory = in_cuda_memory;
+  return frame;
 }
 
 // A frame in GstCudaMemory: equalized in place on the device, in the memory's own context,
@@ -310,8 +336,10 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
   PendingFrame pending;
   pending.buffer = gst_buffer_make_writable(input);
   pending.in_cuda_memory = true;
+  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer, true);
   ret = state.cuda_frames.submit(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info,
-                                 pending.buffer, state.range, state.settings.kernels);
+                                 pending.buffer, pending.settings.range, pending.settings.params,
+                                 pending.settings.reset, state.settings.kernels);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(pending.buffer);
     return ret;
@@ -334,14 +362,17 @@ static GstFlowReturn gst_cuda_hist_eq_submit_to_ring(GstCudaHistEq *self, GstBuf
     return GST_FLOW_ERROR;
   }
   pending.mapped = true;
+  GstFlowReturn ret = state.output.wait_for_room([&] { return !state.ring->full(); });
+  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer, false);
   const histeq::LumaPlane8 luma = histeq_luma_plane(&pending.frame);
   histeq::cuda::HostFrame host;
   host.src = host.dst = luma.data;
   host.src_pitch = host.dst_pitch = std::size_t(luma.stride);
   host.width = luma.width;
   host.height = luma.height;
-  host.range = state.range;
-  GstFlowReturn ret = state.output.wait_for_room([&] { return !state.ring->full(); });
+  host.range = pending.settings.range;
+  host.params = pending.settings.params;
+  host.reset = pending.settings.reset;
   if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_use_device(self);
   if (ret == GST_FLOW_OK) {
     const cudaError_t status = state.ring->submit(host);
@@ -422,11 +453,14 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     state.discont_after_drop = false;
   }
 
-  if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP)) {
-    PendingFrame gap;
-    gap.buffer = input;
-    gap.done = true;
-    state.output.append(gap);
+  // At strength 0 (and nothing to keep) frames pass untouched, behind the ones in flight.
+  gst_hist_eq_base_prepare(GST_HIST_EQ_BASE(self), input);
+  if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP) ||
+      gst_base_transform_is_passthrough(trans)) {
+    PendingFrame untouched;
+    untouched.buffer = input;
+    untouched.done = true;
+    state.output.append(untouched);
     return taken;
   }
   // CUDAMemory caps do not promise CUDA memory; anything else goes through the ring.
@@ -608,11 +642,9 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   return TRUE;
 }
 
-static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incaps,
-                                          GstVideoInfo *in_info, GstCaps *, GstVideoInfo *) {
-  GstCudaHistEq *self = GST_CUDA_HIST_EQ(filter);
+static gboolean gst_cuda_hist_eq_configure(GstHistEqBase *base, GstCaps *incaps, GstVideoInfo *) {
+  GstCudaHistEq *self = GST_CUDA_HIST_EQ(base);
   CudaHistEqState &state = *self->state;
-  state.range = histeq_output_range(in_info);
   state.cuda_caps = gst_caps_features_contains(gst_caps_get_features(incaps, 0),
                                                GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   if (!state.cuda_caps) return TRUE;
@@ -630,7 +662,7 @@ static gboolean gst_cuda_hist_eq_set_info(GstVideoFilter *filter, GstCaps *incap
   if (!gst_cuda_ensure_element_context(GST_ELEMENT(self), state.settings.device_id,
                                        &self->context)) {
     GST_ELEMENT_ERROR(self, RESOURCE, NOT_FOUND,
-                      ("No CUDA context for device-id=%d, so frames in CUDA memory cannot be "
+                      ("No CUDA context for cuda-device-id=%d, so frames in CUDA memory cannot be "
                        "equalized.",
                        state.settings.device_id),
                       ("gst_cuda_ensure_element_context failed"));
@@ -676,7 +708,11 @@ static void gst_cuda_hist_eq_set_property(GObject *object, guint prop_id, const 
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(object);
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
+    case PROP_CUDA_DEVICE_ID:
+      self->settings.device_id = g_value_get_int(value);
+      break;
     case PROP_DEVICE_ID:
+      GST_WARNING_OBJECT(self, "device-id is deprecated: use cuda-device-id");
       self->settings.device_id = g_value_get_int(value);
       break;
     case PROP_DEPTH:
@@ -703,6 +739,7 @@ static void gst_cuda_hist_eq_get_property(GObject *object, guint prop_id, GValue
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(object);
   GST_OBJECT_LOCK(self);
   switch (prop_id) {
+    case PROP_CUDA_DEVICE_ID:
     case PROP_DEVICE_ID:
       g_value_set_int(value, self->settings.device_id);
       break;
@@ -740,9 +777,16 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   gobject_class->finalize = gst_cuda_hist_eq_finalize;
 
   g_object_class_install_property(
-      gobject_class, PROP_DEVICE_ID,
-      g_param_spec_int("device-id", "Device ID", "CUDA device to run on (-1 = the default device)",
+      gobject_class, PROP_CUDA_DEVICE_ID,
+      g_param_spec_int("cuda-device-id", "CUDA device ID",
+                       "CUDA device to run on (-1 = the default device, or the one the frames "
+                       "in CUDA memory are on)",
                        -1, G_MAXINT, kDefaultDeviceId, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_DEVICE_ID,
+      g_param_spec_int("device-id", "Device ID (deprecated)",
+                       "Deprecated synonym of cuda-device-id, kept for one release", -1, G_MAXINT,
+                       kDefaultDeviceId, GParamFlags(flags | G_PARAM_DEPRECATED)));
   g_object_class_install_property(
       gobject_class, PROP_DEPTH,
       g_param_spec_uint("depth", "Depth",
@@ -786,7 +830,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   trans_class->query = gst_cuda_hist_eq_query;
   trans_class->propose_allocation = gst_cuda_hist_eq_propose_allocation;
   trans_class->transform_caps = gst_cuda_hist_eq_transform_caps;
-  GST_VIDEO_FILTER_CLASS(klass)->set_info = gst_cuda_hist_eq_set_info;
+  GST_HIST_EQ_BASE_CLASS(klass)->configure = gst_cuda_hist_eq_configure;
 
   gst_type_mark_as_plugin_api(gst_cuda_hist_eq_histogram_method_get_type(), GstPluginAPIFlags(0));
   gst_type_mark_as_plugin_api(gst_cuda_hist_eq_scan_method_get_type(), GstPluginAPIFlags(0));

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+// histeq: the CPU element. Everything but the equalization itself is GstHistEqBase's.
 #include "gsthisteq.h"
 
 #include <memory>
@@ -16,23 +17,22 @@ constexpr guint kMaxThreads = 256;
 
 enum { PROP_0, PROP_N_THREADS };
 
-// Streaming-thread state: only the streaming thread (set_info, transform_ip) touches it.
+// Streaming-thread state: only the streaming thread (transform_ip, stop) touches it.
 struct HistEqState {
   std::unique_ptr<histeq::CpuEqualizer> equalizer;
   guint equalizer_threads = 0;
-  histeq::OutputRange range = histeq::full_range(8);
 };
 
 }  // namespace
 
 struct _GstHistEq {
-  GstVideoFilter parent;
+  GstHistEqBase parent;
   // Guarded by the object lock; copied once per frame by the streaming thread.
   guint n_threads;
   HistEqState *state;
 };
 
-G_DEFINE_TYPE(GstHistEq, gst_hist_eq, GST_TYPE_VIDEO_FILTER)
+G_DEFINE_TYPE(GstHistEq, gst_hist_eq, GST_TYPE_HIST_EQ_BASE)
 GST_ELEMENT_REGISTER_DEFINE(histeq, "histeq", GST_RANK_NONE, GST_TYPE_HIST_EQ)
 
 static void gst_hist_eq_set_property(GObject *object, guint prop_id, const GValue *value,
@@ -63,27 +63,22 @@ static void gst_hist_eq_get_property(GObject *object, guint prop_id, GValue *val
   }
 }
 
-static gboolean gst_hist_eq_set_info(GstVideoFilter *filter, GstCaps *, GstVideoInfo *in_info,
-                                     GstCaps *, GstVideoInfo *) {
-  GstHistEq *self = GST_HIST_EQ(filter);
-  self->state->range = histeq_output_range(in_info);
-  GST_DEBUG_OBJECT(self, "equalizing %dx%d %s into luma %u..%u", GST_VIDEO_INFO_WIDTH(in_info),
-                   GST_VIDEO_INFO_HEIGHT(in_info), GST_VIDEO_INFO_NAME(in_info),
-                   self->state->range.lo, self->state->range.hi);
-  return TRUE;
-}
-
-// The pool is rebuilt only when n-threads changed since the last frame.
+// The worker pool is rebuilt only when n-threads changed since the last frame; the stream's
+// history stays.
 static histeq::CpuEqualizer &gst_hist_eq_equalizer(GstHistEq *self) {
   GST_OBJECT_LOCK(self);
   const guint threads = self->n_threads;
   GST_OBJECT_UNLOCK(self);
   HistEqState &state = *self->state;
-  if (!state.equalizer || state.equalizer_threads != threads) {
+  if (!state.equalizer) {
     state.equalizer = std::make_unique<histeq::CpuEqualizer>(threads);
-    state.equalizer_threads = threads;
-    GST_INFO_OBJECT(self, "using %u threads", state.equalizer->threads());
+  } else if (state.equalizer_threads != threads) {
+    state.equalizer->set_threads(threads);
+  } else {
+    return *state.equalizer;
   }
+  state.equalizer_threads = threads;
+  GST_INFO_OBJECT(self, "using %u threads", state.equalizer->threads());
   return *state.equalizer;
 }
 
@@ -94,12 +89,21 @@ static GstFlowReturn gst_hist_eq_transform_ip(GstBaseTransform *trans, GstBuffer
   if (GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP)) return GST_FLOW_OK;
 
   histeq::CpuEqualizer &equalizer = gst_hist_eq_equalizer(self);
+  const HistEqFrame settings = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
   GstVideoFrame frame;
   if (!histeq_map_frame(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info, buffer, &frame))
     return GST_FLOW_ERROR;
-  equalizer.equalize(histeq_luma_plane(&frame), self->state->range);
+  equalizer.equalize(histeq_luma_plane(&frame), settings.range, settings.params, settings.reset);
   gst_video_frame_unmap(&frame);
+  gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), settings, equalizer.histogram().data(),
+                                   histeq::kLevels8, equalizer.restarted());
   return GST_FLOW_OK;
+}
+
+// No idle worker pool is kept while the element is stopped.
+static gboolean gst_hist_eq_stop(GstBaseTransform *trans) {
+  GST_HIST_EQ(trans)->state->equalizer.reset();
+  return TRUE;
 }
 
 static void gst_hist_eq_finalize(GObject *object) {
@@ -111,7 +115,6 @@ static void gst_hist_eq_class_init(GstHistEqClass *klass) {
   GObjectClass *gobject_class = G_OBJECT_CLASS(klass);
   GstElementClass *element_class = GST_ELEMENT_CLASS(klass);
   GstBaseTransformClass *trans_class = GST_BASE_TRANSFORM_CLASS(klass);
-  GstVideoFilterClass *filter_class = GST_VIDEO_FILTER_CLASS(klass);
 
   gobject_class->set_property = gst_hist_eq_set_property;
   gobject_class->get_property = gst_hist_eq_get_property;
@@ -135,7 +138,7 @@ static void gst_hist_eq_class_init(GstHistEqClass *klass) {
   // In place only: GstVideoFilter's copying transform is never wanted.
   trans_class->transform = nullptr;
   trans_class->transform_ip = gst_hist_eq_transform_ip;
-  filter_class->set_info = gst_hist_eq_set_info;
+  trans_class->stop = gst_hist_eq_stop;
 
   GST_DEBUG_CATEGORY_INIT(gst_hist_eq_debug, "histeq", 0, "CPU luma histogram equalization");
 }

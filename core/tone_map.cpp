@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "tone_map.h"
+
+#include "tone_steps.h"
+
+namespace histeq {
+
+ToneMap::ToneMap(int bins)
+    : smoothed_(std::size_t(bins)), clipped_(std::size_t(bins)), levels_(std::size_t(bins)) {}
+
+const std::uint64_t *ToneMap::follow(const std::uint64_t *counts, const Params &params, bool reset,
+                                     bool *restarted) {
+  *restarted = false;
+  if (!params.keep_history) {
+    has_history_ = false;
+    return counts;
+  }
+  const int n = bins();
+  std::uint64_t total = 0;
+  for (int v = 0; v < n; ++v) total += counts[v];
+  std::uint64_t distance = 0;
+  for (int v = 0; v < n; ++v)
+    distance += bin_distance(normalized_bin(counts[v], total), smoothed_[v]);
+  *restarted = reset || !has_history_ || is_scene_cut(distance, params.scene_threshold);
+  for (int v = 0; v < n; ++v) {
+    const std::uint64_t now = normalized_bin(counts[v], total);
+    smoothed_[v] = *restarted ? now : smoothed_bin(smoothed_[v], now, params.history_weight);
+  }
+  has_history_ = true;
+  return *restarted || params.history_weight == 0 ? counts : smoothed_.data();
+}
+
+void ToneMap::equalize(const std::uint64_t *source, const Params &params, OutputRange range) {
+  const int n = bins();
+  const std::uint64_t *counts = source;
+  if (params.clip_limit) {
+    std::uint64_t total = 0;
+    for (int v = 0; v < n; ++v) total += source[v];
+    const std::uint64_t ceiling = clip_ceiling(total, params.clip_limit, n);
+    std::uint64_t excess = 0;
+    for (int v = 0; v < n; ++v) excess += clip_excess(source[v], ceiling);
+    const ClipSpread spread = clip_spread(ceiling, excess, n);
+    for (int v = 0; v < n; ++v) clipped_[v] = clipped_bin(source[v], v, spread);
+    counts = clipped_.data();
+  }
+  std::uint64_t total = 0;
+  for (int v = 0; v < n; ++v) total += counts[v];
+  std::uint64_t cdf = 0;
+  std::uint64_t cdf_min = 0;
+  for (int v = 0; v < n; ++v) {
+    cdf += counts[v];
+    if (cdf_min == 0) cdf_min = cdf;
+    levels_[v] = equalized_level(std::uint32_t(v), cdf, cdf_min, total, range);
+  }
+}
+
+template <typename Sample>
+bool ToneMap::build(const std::uint64_t *counts, const Params &params, OutputRange range,
+                    bool reset, Sample *lut) {
+  bool restarted = false;
+  const std::uint64_t *source = follow(counts, params, reset, &restarted);
+  equalize(source, params, range);
+  for (int v = 0; v < bins(); ++v)
+    lut[v] = Sample(blended_level(std::uint32_t(v), levels_[v], params.strength));
+  return restarted;
+}
+
+template bool ToneMap::build(const std::uint64_t *, const Params &, OutputRange, bool,
+                             std::uint8_t *);
+template bool ToneMap::build(const std::uint64_t *, const Params &, OutputRange, bool,
+                             std::uint16_t *);
+
+}  // namespace histeq

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// The steps from a frame's histogram to its LUT beyond the classic mapping, each written per
+// bin in integer arithmetic so that the CPU (tone_map.h, a loop over the bins) and the GPU (one
+// thread per bin, block-wide sums and scans) call the same functions and agree to the bit. Sums
+// and prefix sums of integers do not depend on their order, so the engines may take them as
+// they like.
+//
+// For a frame with histogram count[v] over `bins` levels and N pixels:
+//  1. history  p[v] = count[v] / N, in Q30 (normalized_bin). The stream's smoothed histogram
+//              s[v] restarts from p when asked (flush, caps, DISCONT), when there is none yet,
+//              or when the total variation distance sum |p - s| / 2 exceeds the scene
+//              threshold (a scene cut); otherwise s = s * w + p * (1 - w) (smoothed_bin).
+//  2. source   the frame's own counts when its LUT owes nothing to the history (w == 0 or a
+//              restart: so the defaults stay OpenCV's equalizeHist exactly), else s.
+//  3. clip     OpenCV's clipping: limit = max(1, floor(clip * total / bins)); every bin is cut
+//              to the limit and the excess spread evenly, the remainder one by one from bin 0
+//              in steps of max(bins / remainder, 1) (clipped_bin).
+//  4. classic  lut[v] = equalized_level(v, cdf(v), cdf_min, total) (equalization.h).
+//  5. strength lut[v] = v + (lut[v] - v) * strength, rounded half up (blended_level).
+
+#include <cstdint>
+
+#include "equalization.h"
+#include "host_device.h"
+#include "params.h"
+
+namespace histeq {
+
+// Normalized histograms count fractions of the frame in Q30: fine enough that one pixel of an
+// 8K frame still counts, coarse enough that sums of 2^16 bins times Q16 weights fit 64 bits.
+constexpr std::uint64_t kUnitQ30 = std::uint64_t(1) << 30;
+
+HISTEQ_HOST_DEVICE inline std::uint64_t normalized_bin(std::uint64_t count, std::uint64_t total) {
+  return total ? (count * kUnitQ30 + total / 2) / total : 0;
+}
+
+HISTEQ_HOST_DEVICE inline std::uint64_t bin_distance(std::uint64_t a, std::uint64_t b) {
+  return a > b ? a - b : b - a;
+}
+
+// `distance_sum` is sum |p - s| over the bins (twice the total variation distance).
+HISTEQ_HOST_DEVICE inline bool is_scene_cut(std::uint64_t distance_sum, std::uint32_t threshold) {
+  return distance_sum > (std::uint64_t(threshold) << 15);
+}
+
+HISTEQ_HOST_DEVICE inline std::uint64_t smoothed_bin(std::uint64_t history, std::uint64_t now,
+                                                     std::uint32_t weight) {
+  return (history * weight + now * (kQ16One - weight) + kQ16One / 2) >> 16;
+}
+
+// The largest count a bin keeps (clip_limit is Q16; bins a power of two).
+HISTEQ_HOST_DEVICE inline std::uint64_t clip_ceiling(std::uint64_t total, std::uint32_t clip_limit,
+                                                     int bins) {
+  const std::uint64_t limit = std::uint64_t(clip_limit) * total / (std::uint64_t(bins) << 16);
+  return limit ? limit : 1;
+}
+
+HISTEQ_HOST_DEVICE inline std::uint64_t clip_excess(std::uint64_t count, std::uint64_t ceiling) {
+  return count > ceiling ? count - ceiling : 0;
+}
+
+// How the excess of one frame is given back: `batch` to every bin, one more to `residual` bins.
+struct ClipSpread {
+  std::uint64_t ceiling = 0;
+  std::uint64_t batch = 0;
+  std::uint64_t residual = 0;
+  std::uint64_t step = 1;
+};
+
+HISTEQ_HOST_DEVICE inline ClipSpread clip_spread(std::uint64_t ceiling, std::uint64_t excess,
+                                                 int bins) {
+  ClipSpread spread;
+  spread.ceiling = ceiling;
+  spread.batch = excess / std::uint64_t(bins);
+  spread.residual = excess - spread.batch * std::uint64_t(bins);
+  if (spread.residual) {
+    const std::uint64_t step = std::uint64_t(bins) / spread.residual;
+    spread.step = step ? step : 1;
+  }
+  return spread;
+}
+
+HISTEQ_HOST_DEVICE inline std::uint64_t clipped_bin(std::uint64_t count, int v,
+                                                    const ClipSpread &spread) {
+  const std::uint64_t kept = count < spread.ceiling ? count : spread.ceiling;
+  const std::uint64_t index = std::uint64_t(v);
+  const bool one_more = index % spread.step == 0 && index / spread.step < spread.residual;
+  return kept + spread.batch + (one_more ? 1 : 0);
+}
+
+HISTEQ_HOST_DEVICE inline std::uint32_t blended_level(std::uint32_t v, std::uint32_t level,
+                                                      std::uint32_t strength) {
+  return std::uint32_t(
+      (std::uint64_t(v) * (kQ16One - strength) + std::uint64_t(level) * strength + kQ16One / 2) >>
+      16);
+}
+
+}  // namespace histeq

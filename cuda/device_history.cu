@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "device_history.h"
+
+#include "cuda_check.h"
+#include "kernel_shape.cuh"
+
+namespace histeq::cuda {
+
+DeviceHistory::~DeviceHistory() {
+  if (written_) cudaEventDestroy(written_);
+  cudaFree(d_buffers_);
+}
+
+cudaError_t DeviceHistory::init() {
+  if (d_buffers_) return cudaErrorInitializationError;
+  HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
+  HISTEQ_CUDA_TRY(
+      cudaMalloc(reinterpret_cast<void **>(&d_buffers_), 2 * kLevels * sizeof(*d_buffers_)));
+  valid_ = false;
+  return cudaSuccess;
+}
+
+cudaError_t DeviceHistory::attach(cudaStream_t stream, DeviceTone *tone) {
+  if (!d_buffers_) return cudaErrorInitializationError;
+  tone->d_history_in = nullptr;
+  tone->d_history_out = nullptr;
+  if (!tone->params.keep_history) {
+    valid_ = false;
+    return cudaSuccess;
+  }
+  if (valid_) {
+    tone->d_history_in = d_buffers_ + current_ * kLevels;
+    HISTEQ_CUDA_TRY(cudaStreamWaitEvent(stream, written_, 0));
+  }
+  tone->d_history_out = d_buffers_ + (1 - current_) * kLevels;
+  return cudaSuccess;
+}
+
+cudaError_t DeviceHistory::attached(cudaStream_t stream, const DeviceTone &tone) {
+  if (!tone.params.keep_history) return cudaSuccess;
+  HISTEQ_CUDA_TRY(cudaEventRecord(written_, stream));
+  current_ = 1 - current_;
+  valid_ = true;
+  return cudaSuccess;
+}
+
+}  // namespace histeq::cuda

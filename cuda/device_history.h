@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// A stream's smoothed histogram on the device, handed from each frame's kernels to the next
+// frame's in frame order, whichever streams they run on:
+//
+//   DeviceTone tone{params};
+//   history.attach(stream, reset, &tone);   // orders `stream` behind the frame before
+//   ...launch the frame's kernels with tone...
+//   history.attached(stream);               // marks where this frame's history is complete
+//
+// Two buffers: a frame reads the one its predecessor wrote and writes the other, so the blocks
+// of one kernel never read what another block of it writes. Only the kernels' LUT step waits
+// for the frame before; uploads of later frames still overlap. One submitting thread.
+
+#include <cuda_runtime_api.h>
+
+#include "device_tone.h"
+
+namespace histeq::cuda {
+
+class DeviceHistory {
+ public:
+  DeviceHistory() = default;
+  ~DeviceHistory();  // the streams that used it must be done
+  DeviceHistory(const DeviceHistory &) = delete;
+  DeviceHistory &operator=(const DeviceHistory &) = delete;
+
+  // Allocates the buffers on the current device (or context).
+  cudaError_t init();
+
+  // Fills `tone`'s history pointers for a frame on `stream` and makes the stream wait for the
+  // frame before. A frame that does not keep the history leaves none behind: the next one that
+  // keeps it starts afresh.
+  cudaError_t attach(cudaStream_t stream, DeviceTone *tone);
+  // After the frame's kernels are enqueued on `stream`.
+  cudaError_t attached(cudaStream_t stream, const DeviceTone &tone);
+  // Forgets the history (flush, errors): the next frame restarts it.
+  void forget() { valid_ = false; }
+
+ private:
+  unsigned long long *d_buffers_ = nullptr;  // 2 x 256
+  int current_ = 0;                          // the buffer the last frame wrote
+  bool valid_ = false;
+  cudaEvent_t written_ = nullptr;  // recorded after the last frame that kept the history
+};
+
+}  // namespace histeq::cuda
