@@ -18,9 +18,11 @@ const std::uint64_t *ToneMap::follow(const std::uint64_t *counts, const Params &
   const int n = bins();
   std::uint64_t total = 0;
   for (int v = 0; v < n; ++v) total += counts[v];
-  std::uint64_t distance = 0;
+  std::int64_t bands[kSceneBands] = {};
   for (int v = 0; v < n; ++v)
-    distance += bin_distance(normalized_bin(counts[v], total), smoothed_[v]);
+    bands[scene_band(v, n)] += bin_difference(normalized_bin(counts[v], total), smoothed_[v]);
+  std::uint64_t distance = 0;
+  for (std::int64_t band : bands) distance += band_distance(band);
   *restarted = reset || !has_history_ || is_scene_cut(distance, params.scene_threshold);
   for (int v = 0; v < n; ++v) {
     const std::uint64_t now = normalized_bin(counts[v], total);

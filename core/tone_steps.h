@@ -10,8 +10,9 @@
 // For a frame with histogram count[v] over `bins` levels and N pixels:
 //  1. history  p[v] = count[v] / N, in Q30 (normalized_bin). The stream's smoothed histogram
 //              s[v] restarts from p when asked (flush, caps, DISCONT), when there is none yet,
-//              or when the total variation distance sum |p - s| / 2 exceeds the scene
-//              threshold (a scene cut); otherwise s = s * w + p * (1 - w) (smoothed_bin).
+//              or when the total variation distance between p and s over kSceneBands tonal
+//              bands, sum_b |p_b - s_b| / 2, exceeds the scene threshold (a scene cut);
+//              otherwise s = s * w + p * (1 - w) (smoothed_bin).
 //  2. source   the frame's own counts when its LUT owes nothing to the history (w == 0 or a
 //              restart: so the defaults stay OpenCV's equalizeHist exactly), else s.
 //  3. clip     OpenCV's clipping: limit = max(1, floor(clip * total / bins)); every bin is cut
@@ -36,11 +37,25 @@ HISTEQ_HOST_DEVICE inline std::uint64_t normalized_bin(std::uint64_t count, std:
   return total ? (count * kUnitQ30 + total / 2) / total : 0;
 }
 
-HISTEQ_HOST_DEVICE inline std::uint64_t bin_distance(std::uint64_t a, std::uint64_t b) {
-  return a > b ? a - b : b - a;
+// Scene cuts are judged on tonal bands of bins / kSceneBands levels, not on single levels: an
+// exposure drift of a few codes moves the spikes of a histogram from level to level (a distance
+// near 1 level by level) but little mass from band to band, while a cut moves mass across bands.
+constexpr int kSceneBands = 16;
+
+HISTEQ_HOST_DEVICE inline int scene_band(int v, int bins) {
+  return v / (bins / kSceneBands);
 }
 
-// `distance_sum` is sum |p - s| over the bins (twice the total variation distance).
+// The difference p[v] - s[v] of one bin, summed per band to band_distance's arguments.
+HISTEQ_HOST_DEVICE inline std::int64_t bin_difference(std::uint64_t now, std::uint64_t history) {
+  return std::int64_t(now) - std::int64_t(history);
+}
+
+HISTEQ_HOST_DEVICE inline std::uint64_t band_distance(std::int64_t band_difference) {
+  return std::uint64_t(band_difference < 0 ? -band_difference : band_difference);
+}
+
+// `distance_sum` is sum |p_b - s_b| over the bands (twice the total variation distance).
 HISTEQ_HOST_DEVICE inline bool is_scene_cut(std::uint64_t distance_sum, std::uint32_t threshold) {
   return distance_sum > (std::uint64_t(threshold) << 15);
 }

@@ -43,6 +43,17 @@ __device__ __forceinline__ unsigned long long block_sum(unsigned long long value
   return all;
 }
 
+// Thread t's band's sum of `difference` (bands of kBlock / kSceneBands consecutive threads,
+// within one warp), in every thread of the band.
+__device__ __forceinline__ long long band_sum(long long difference) {
+  constexpr int kBandLanes = kBlock / kSceneBands;
+  static_assert(kBandLanes <= kLanes && kLanes % kBandLanes == 0, "a band lies within a warp");
+#pragma unroll
+  for (int offset = kBandLanes / 2; offset > 0; offset /= 2)
+    difference += __shfl_xor_sync(0xffffffffu, difference, offset);
+  return difference;
+}
+
 // lut[t] for bin t of a frame whose bin t holds `count` pixels. Ends with a __syncthreads, so
 // the block can map with `lut` at once.
 __device__ __forceinline__ void build_block_tone_lut(unsigned long long count, OutputRange range,
@@ -59,8 +70,10 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count, O
     const unsigned long long now = normalized_bin(count, total);
     const bool has_history = tone.d_history_in && !tone.reset;
     const unsigned long long before = has_history ? __ldcg(&tone.d_history_in[t]) : 0;
+    const long long band = band_sum(bin_difference(now, before));
+    const bool band_leader = t % (kBlock / kSceneBands) == 0;
     const unsigned long long distance =
-        block_sum(has_history ? bin_distance(now, before) : 0, scratch);
+        block_sum(has_history && band_leader ? band_distance(band) : 0, scratch);
     restarted = !has_history || is_scene_cut(distance, params.scene_threshold);
     const unsigned long long smoothed =
         restarted ? now : smoothed_bin(before, now, params.history_weight);

@@ -220,6 +220,24 @@ TEST(ToneMap, HistoryRestartsOnResetAndOnSceneCut) {
   EXPECT_FALSE(restarted);
 }
 
+TEST(ToneMap, AnExposureDriftOfAFewCodesIsNoSceneCut) {
+  // Spikes every 9 levels: level by level, a shift of 2 codes changes every bin (a distance of
+  // 1), band by band it moves an eighth of the mass.
+  Histogram spiky{}, shifted{};
+  for (int v = 20; v < 200; v += 9) {
+    spiky[std::size_t(v)] = 100;
+    shifted[std::size_t(v + 2)] = 100;
+  }
+  Settings s;
+  s.smoothing = 10;
+  const Params p = to_params(s);
+  ToneMap tone(256);
+  bool restarted = false;
+  tone_lut(tone, spiky, p, full_range(8), false, &restarted);
+  tone_lut(tone, shifted, p, full_range(8), false, &restarted);
+  EXPECT_FALSE(restarted);
+}
+
 TEST(ToneMap, FramesWithoutHistoryStartItAfresh) {
   Histogram a{};
   a[80] = 1000;

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The options (strength, clip limit, smoothing, scene cuts, statistics) on the GPU, bit-exact
+// with the CPU core frame by frame: on one stream through DeviceEqualizer and DeviceHistory, in
+// both kernel shapes, and through the stream ring at every depth, where the frames' history
+// must follow their order, not their slots.
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "cpu_equalizer.h"
+#include "device_equalizer.h"
+#include "device_history.h"
+#include "gpu_frames.h"
+#include "gpu_test_support.h"
+#include "params.h"
+#include "pinned_memory.h"
+#include "stream_ring.h"
+
+using histeq::Settings;
+using histeq::cuda::DeviceEqualizer;
+using histeq::cuda::DeviceHistory;
+using histeq::cuda::DeviceTone;
+using histeq::cuda::FrameReport;
+
+namespace {
+
+struct Option {
+  const char *name;
+  Settings settings;
+};
+
+Settings with(double strength, double clip, double smoothing, double threshold, bool stats) {
+  Settings s;
+  s.strength = strength;
+  s.clip_limit = clip;
+  s.smoothing = smoothing;
+  s.scene_threshold = threshold;
+  s.statistics = stats;
+  return s;
+}
+
+const std::vector<Option> &options() {
+  static const std::vector<Option> all = {
+      {"classic", Settings{}},
+      {"strength_half", with(0.5, 0, 0, 0.25, false)},
+      {"strength_tenth", with(0.1, 0, 0, 0.25, false)},
+      {"clip_2", with(1, 2, 0, 0.25, false)},
+      {"clip_0_7", with(1, 0.7, 0, 0.25, false)},
+      {"clip_40", with(1, 40, 0, 0.25, false)},
+      {"statistics", with(1, 0, 0, 0.25, true)},
+      {"smoothing_5", with(1, 0, 5, 0.25, false)},
+      {"smoothing_30_cut_0_1", with(1, 0, 30, 0.1, true)},
+      {"everything", with(0.8, 3, 5, 0.3, true)},
+  };
+  return all;
+}
+
+// A clip whose histogram moves every frame (a brightness drift) with a cut half way through,
+// so that smoothing, cuts and frame order all show in the output.
+std::vector<std::vector<std::uint8_t>> make_clip(int width, int height, int frames) {
+  std::vector<std::vector<std::uint8_t>> clip;
+  for (int i = 0; i < frames; ++i) {
+    const bool second_scene = i >= frames / 2;
+    auto frame = make_frame(second_scene ? Content::kFlatTiles : Content::kNatural, width, height,
+                            second_scene ? 99u : 7u);
+    const int drift = (i % 5) * 3 - 6;
+    for (auto &p : frame) p = std::uint8_t(std::clamp(int(p) / 2 + 40 + drift, 0, 255));
+    clip.push_back(std::move(frame));
+  }
+  return clip;
+}
+
+struct CpuFrame {
+  std::vector<std::uint8_t> pixels;
+  histeq::LumaHistogram8 histogram;
+  bool restarted;
+};
+
+// The CPU core over the clip, the first frame restarting the history.
+std::vector<CpuFrame> cpu_clip(const std::vector<std::vector<std::uint8_t>> &clip, int width,
+                               int height, const histeq::Params &params,
+                               histeq::OutputRange range) {
+  histeq::CpuEqualizer cpu(1);
+  std::vector<CpuFrame> out;
+  for (std::size_t i = 0; i < clip.size(); ++i) {
+    std::vector<std::uint8_t> frame = clip[i];
+    cpu.equalize(histeq::LumaPlane8{frame.data(), width, height, width}, range, params, i == 0);
+    out.push_back({frame, cpu.histogram(), cpu.restarted()});
+  }
+  return out;
+}
+
+void expect_report(const FrameReport &report, const CpuFrame &cpu, const histeq::Params &params,
+                   int frame) {
+  if (!params.keep_history) return;
+  EXPECT_EQ(report.restarted != 0, cpu.restarted) << "frame " << frame;
+  EXPECT_TRUE(std::equal(cpu.histogram.begin(), cpu.histogram.end(), report.histogram))
+      << "frame " << frame;
+}
+
+using ToneCase = std::tuple<std::size_t, histeq::cuda::Fusion>;
+
+class EveryOption : public ::testing::TestWithParam<ToneCase> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+}  // namespace
+
+TEST_P(EveryOption, FrameByFrameBitExactWithTheCpuCore) {
+  const Option &option = options()[std::get<0>(GetParam())];
+  histeq::cuda::KernelConfig config;
+  config.fusion = std::get<1>(GetParam());
+  const histeq::Params params = histeq::to_params(option.settings);
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init(0));
+  DeviceHistory history;
+  ASSERT_CUDA(history.init());
+  FrameReport *d_report = nullptr;
+  ASSERT_CUDA(cudaMalloc(reinterpret_cast<void **>(&d_report), sizeof(FrameReport)));
+  struct Size {
+    int width, height;
+  };
+  for (const Size size :
+       {Size{1, 1}, Size{67, 33}, Size{385, 289}, Size{1920, 1080}, Size{3840, 2160}}) {
+    for (bool limited : {false, true}) {
+      const histeq::OutputRange range = limited ? histeq::limited_range(8) : histeq::full_range(8);
+      SCOPED_TRACE(std::to_string(size.width) + "x" + std::to_string(size.height) +
+                   (limited ? " limited" : " full"));
+      const auto clip = make_clip(size.width, size.height, 8);
+      const auto expected = cpu_clip(clip, size.width, size.height, params, range);
+      GuardedDevicePlane plane(size.width, size.height, std::size_t(size.width) + 19);
+      for (std::size_t i = 0; i < clip.size(); ++i) {
+        ASSERT_CUDA(plane.upload(clip[i]));
+        DeviceTone tone;
+        tone.params = params;
+        tone.reset = i == 0;
+        tone.d_report = d_report;
+        ASSERT_CUDA(history.attach(nullptr, &tone));
+        ASSERT_CUDA(equalizer.equalize(plane.plane(), range, config, nullptr, tone));
+        ASSERT_CUDA(history.attached(nullptr, tone));
+        std::vector<std::uint8_t> out;
+        bool guards_intact = false;
+        ASSERT_CUDA(plane.download(out, guards_intact));
+        EXPECT_TRUE(guards_intact);
+        ASSERT_TRUE(out == expected[i].pixels) << "frame " << i;
+        FrameReport report;
+        ASSERT_CUDA(cudaMemcpy(&report, d_report, sizeof report, cudaMemcpyDeviceToHost));
+        expect_report(report, expected[i], params, int(i));
+      }
+    }
+  }
+  cudaFree(d_report);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Options, EveryOption,
+    ::testing::Combine(::testing::Range<std::size_t>(0, 10),
+                       ::testing::Values(histeq::cuda::Fusion::kSingleKernel,
+                                         histeq::cuda::Fusion::kSeparateKernels)),
+    [](const auto &info) {
+      std::string name = std::string(options()[std::get<0>(info.param)].name) + "_" +
+                         histeq::cuda::to_string(std::get<1>(info.param));
+      std::replace(name.begin(), name.end(), '-', '_');
+      return name;
+    });
+
+namespace {
+
+class RingHistory : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+}  // namespace
+
+// Frames of a drifting clip with smoothing, in pinned memory, through the ring: each frame's
+// output and report equal the CPU core's for the frames before it in submit order. A ring that
+// let a slot's previous frame (n - depth) stand in for frame n - 1 fails here from depth 2 on.
+// The settings change mid-clip (strength ramps, smoothing switches off and back on), as a
+// controller or a user would change them while playing.
+TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
+  const int depth = GetParam();
+  constexpr int kWidth = 641, kHeight = 361, kFrames = 24;
+  constexpr std::size_t kPitch = 704;
+  const auto clip = make_clip(kWidth, kHeight, kFrames);
+  std::vector<histeq::Params> params;
+  for (int i = 0; i < kFrames; ++i) {
+    Settings s = with(0.5 + 0.5 * i / kFrames, 2, i >= 15 && i < 17 ? 0 : 8, 0.25, true);
+    params.push_back(histeq::to_params(s));
+  }
+  // The CPU core, frame by frame.
+  histeq::CpuEqualizer cpu(1);
+  std::vector<CpuFrame> expected;
+  for (int i = 0; i < kFrames; ++i) {
+    std::vector<std::uint8_t> frame = clip[std::size_t(i)];
+    cpu.equalize(histeq::LumaPlane8{frame.data(), kWidth, kHeight, kWidth}, histeq::full_range(8),
+                 params[std::size_t(i)], i == 0);
+    expected.push_back({frame, cpu.histogram(), cpu.restarted()});
+  }
+
+  histeq::cuda::StreamRing ring;
+  ASSERT_CUDA(ring.init(depth, {}));
+  std::vector<std::uint8_t *> buffers(kFrames, nullptr);
+  for (auto &buffer : buffers)
+    ASSERT_CUDA(
+        histeq::cuda::allocate_pinned(kPitch * kHeight, reinterpret_cast<void **>(&buffer)));
+  std::vector<FrameReport> reports;
+  std::vector<std::uint64_t> tags;
+  auto take_one = [&] {
+    FrameReport report;
+    std::uint64_t tag = 0;
+    ASSERT_CUDA(ring.wait(&tag, &report));
+    reports.push_back(report);
+    tags.push_back(tag);
+  };
+  for (int i = 0; i < kFrames; ++i) {
+    for (int y = 0; y < kHeight; ++y)
+      std::copy_n(clip[std::size_t(i)].begin() + std::ptrdiff_t(y) * kWidth, kWidth,
+                  buffers[std::size_t(i)] + y * kPitch);
+    if (ring.full()) take_one();
+    histeq::cuda::HostFrame host;
+    host.src = host.dst = buffers[std::size_t(i)];
+    host.src_pitch = host.dst_pitch = kPitch;
+    host.width = kWidth;
+    host.height = kHeight;
+    host.params = params[std::size_t(i)];
+    host.reset = i == 0;
+    host.tag = std::uint64_t(i);
+    ASSERT_CUDA(ring.submit(host));
+  }
+  while (ring.in_flight()) take_one();
+  ASSERT_EQ(tags.size(), std::size_t(kFrames));
+  for (int i = 0; i < kFrames; ++i) {
+    EXPECT_EQ(tags[std::size_t(i)], std::uint64_t(i));
+    for (int y = 0; y < kHeight; ++y) {
+      const std::uint8_t *row = buffers[std::size_t(i)] + y * kPitch;
+      ASSERT_TRUE(std::equal(row, row + kWidth,
+                             expected[std::size_t(i)].pixels.begin() + std::ptrdiff_t(y) * kWidth))
+          << "frame " << i << " row " << y;
+    }
+    expect_report(reports[std::size_t(i)], expected[std::size_t(i)], params[std::size_t(i)], i);
+  }
+  // The clip's cut restarts the history where the CPU saw it, and only there.
+  EXPECT_TRUE(expected[kFrames / 2].restarted);
+  for (auto buffer : buffers) histeq::cuda::free_pinned(buffer);
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, RingHistory, ::testing::Values(1, 2, 3, 4),
+                         [](const auto &info) { return "depth" + std::to_string(info.param); });
