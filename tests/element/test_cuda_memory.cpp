@@ -278,7 +278,7 @@ TEST_F(CudaMemory, TwoPipelinesOnTwoGpusAtOnce) {
     pipelines[device] = std::thread([&on, device] {
       const std::string d = std::to_string(device);
       on[device] = pull_frames(test_scene(60), "cudaupload cuda-device-id=" + d +
-                                                   " ! cudahisteq name=eq device-id=" + d +
+                                                   " ! cudahisteq name=eq cuda-device-id=" + d +
                                                    " ! cudadownload");
     });
   }
@@ -296,9 +296,9 @@ TEST_F(CudaMemory, FramesOnAnotherGpuThanDeviceIdAreAClearError) {
   if (cuda_devices() < 2)
     GTEST_SKIP() << "needs 2 CUDA devices; this machine has " << cuda_devices();
   const auto stream = pull_frames(
-      test_scene(5), "cudaupload cuda-device-id=0 ! cudahisteq device-id=1 ! cudadownload");
+      test_scene(5), "cudaupload cuda-device-id=0 ! cudahisteq cuda-device-id=1 ! cudadownload");
   EXPECT_NE(stream.error.find("are in the memory of CUDA device 0, but cudahisteq is set to "
-                              "device-id=1"),
+                              "cuda-device-id=1"),
             std::string::npos)
       << stream.error;
 }

@@ -205,14 +205,14 @@ TEST(CudaHistEqElement, IsRegisteredAndDocumented) {
   GstElementFactory *factory = gst_element_factory_find("cudahisteq");
   ASSERT_NE(factory, nullptr);
   GstElement *element = gst_element_factory_create(factory, nullptr);
-  for (const char *name : {"device-id", "depth", "histogram-method", "scan-method"}) {
+  for (const char *name : {"cuda-device-id", "depth", "histogram-method", "scan-method"}) {
     GParamSpec *spec = g_object_class_find_property(G_OBJECT_GET_CLASS(element), name);
     ASSERT_NE(spec, nullptr) << name;
     EXPECT_NE(std::string(g_param_spec_get_blurb(spec)), "") << name;
   }
   gint device_id = 0;
   guint depth = 0;
-  g_object_get(element, "device-id", &device_id, "depth", &depth, nullptr);
+  g_object_get(element, "cuda-device-id", &device_id, "depth", &depth, nullptr);
   EXPECT_EQ(device_id, -1);
   EXPECT_EQ(depth, 2u);
   g_object_set(element, "depth", 4u, nullptr);
@@ -240,7 +240,8 @@ TEST(CudaHistEqElement, WithoutADeviceStartingFailsWithASentenceNamingHistEq) {
 TEST(CudaHistEqElement, AnInvalidDeviceIdIsAClearError) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const std::string error = start_error(
-      "videotestsrc num-buffers=2 ! video/x-raw,format=NV12 ! cudahisteq device-id=999 ! fakesink");
+      "videotestsrc num-buffers=2 ! video/x-raw,format=NV12 ! cudahisteq cuda-device-id=999 ! "
+      "fakesink");
   EXPECT_NE(error.find("CUDA device 999 does not exist"), std::string::npos) << error;
 }
 
