@@ -12,6 +12,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "frames.h"
+
 namespace bench {
 
 struct DeviceContender {
@@ -29,6 +31,8 @@ struct DeviceContender {
   bool launched_only = false;
   // Shown only in the cross-product table, not the headline one.
   bool detail = false;
+  // The bytes it must produce when they are not the classic mapping's (options on).
+  std::function<std::vector<std::uint8_t>(const HostFrame &frame)> reference;
 };
 
 struct EndToEndContender {
@@ -44,6 +48,8 @@ struct EndToEndContender {
   std::string known_defect;
   // A floor that moves frames without equalizing them: its output must equal its input.
   bool returns_input = false;
+  // The bytes it must produce when they are not the classic mapping's (options on).
+  std::function<std::vector<std::uint8_t>(const HostFrame &frame)> reference;
 };
 
 }  // namespace bench

@@ -16,20 +16,30 @@ histeq::LumaPlane8 plane_of(std::vector<std::uint8_t> &bytes, const HostFrame &f
 
 }  // namespace
 
-std::vector<std::uint8_t> cpu_reference(const HostFrame &frame) {
+std::vector<std::uint8_t> cpu_reference(const HostFrame &frame, const histeq::Params &params) {
   std::vector<std::uint8_t> out = frame.bytes;
   histeq::CpuEqualizer equalizer(0);
-  equalizer.equalize(plane_of(out, frame), histeq::full_range(8));
+  equalizer.equalize(plane_of(out, frame), histeq::full_range(8), params, true);
   return out;
 }
 
-double cpu_us_per_frame(histeq::CpuEqualizer &equalizer, const HostFrame &frame, int runs) {
+histeq::Params every_option() {
+  histeq::Settings settings;
+  settings.strength = 0.8;
+  settings.clip_limit = 2;
+  settings.smoothing = 10;
+  settings.statistics = true;
+  return histeq::to_params(settings);
+}
+
+double cpu_us_per_frame(histeq::CpuEqualizer &equalizer, const HostFrame &frame, int runs,
+                        const histeq::Params &params) {
   std::vector<std::uint8_t> work(frame.bytes.size());
   std::vector<double> us;
   for (int i = 0; i <= runs; ++i) {
     std::memcpy(work.data(), frame.bytes.data(), work.size());
     const auto t0 = std::chrono::steady_clock::now();
-    equalizer.equalize(plane_of(work, frame), histeq::full_range(8));
+    equalizer.equalize(plane_of(work, frame), histeq::full_range(8), params);
     const auto t1 = std::chrono::steady_clock::now();
     if (i > 0) us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }

@@ -9,14 +9,22 @@
 
 #include "cpu_equalizer.h"
 #include "frames.h"
+#include "params.h"
 
 namespace bench {
 
-// The frame equalized by the core (full range), the bytes every contender must produce.
-std::vector<std::uint8_t> cpu_reference(const HostFrame &frame);
+// The frame equalized by the core (full range), the bytes every contender must produce; with
+// `params`, as the first frame of a stream (its history restarting there).
+std::vector<std::uint8_t> cpu_reference(const HostFrame &frame, const histeq::Params &params = {});
 
 // Median microseconds per frame of CpuEqualizer(threads).equalize over `runs` runs after one
-// warm-up (the frame is restored before each run, outside the timed region).
-double cpu_us_per_frame(histeq::CpuEqualizer &equalizer, const HostFrame &frame, int runs);
+// warm-up (the frame is restored before each run, outside the timed region), with `params`
+// as a stream of that frame would be.
+double cpu_us_per_frame(histeq::CpuEqualizer &equalizer, const HostFrame &frame, int runs,
+                        const histeq::Params &params = {});
+
+// Every option on at once (strength 0.8, clip limit 2, smoothing 10, statistics), as the
+// benchmarks time what the options cost.
+histeq::Params every_option();
 
 }  // namespace bench

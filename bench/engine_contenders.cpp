@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "cpu_peer.h"
 #include "device_equalizer.h"
 #include "host_frames.h"
 #include "methods.h"
@@ -50,10 +51,29 @@ std::string default_name() {
 
 // The default transfer's rows carry no transfer in their name (the goals read them).
 std::string ring_name(int depth, const char *memory,
-                      hc::Transfer transfer = hc::Transfer::kCopyEngines) {
+                      hc::Transfer transfer = hc::Transfer::kCopyEngines, bool options = false) {
   const std::string how =
       transfer == hc::Transfer::kCopyEngines ? "" : std::string(", ") + hc::to_string(transfer);
-  return "engine ring depth " + std::to_string(depth) + " (" + memory + how + ")";
+  return "engine ring depth " + std::to_string(depth) + " (" + memory + how +
+         (options ? ", every option" : "") + ")";
+}
+
+std::string options_name() {
+  return "engine default, every option";
+}
+
+// A stream of one frame repeated with every option, after its first frame: the history holds
+// the frame's own histogram, which the LUT is built from.
+std::vector<std::uint8_t> steady_options_reference(const HostFrame &frame) {
+  std::vector<std::uint8_t> out = frame.bytes;
+  histeq::CpuEqualizer equalizer(0);
+  const histeq::LumaPlane8 plane{out.data(), frame.size.width, frame.size.height, frame.pitch};
+  std::vector<std::uint8_t> first = frame.bytes;
+  equalizer.equalize(
+      histeq::LumaPlane8{first.data(), frame.size.width, frame.size.height, frame.pitch},
+      histeq::full_range(8), every_option(), true);
+  equalizer.equalize(plane, histeq::full_range(8), every_option(), false);
+  return out;
 }
 
 // The variants to time: the default, then every other combination (all) or the others that
@@ -75,26 +95,34 @@ std::vector<hc::KernelConfig> variants(bool all) {
   return list;
 }
 
+// With `options`, every frame keeps the history and brings its report back (every_option()); its
+// history restarts with each batch, so a batch's last frame is the frame's steady state.
 EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kind,
-                                 hc::Transfer transfer = hc::Transfer::kCopyEngines) {
+                                 hc::Transfer transfer = hc::Transfer::kCopyEngines,
+                                 bool options = false) {
   auto ring = std::make_shared<hc::StreamRing>();
   check_engine(ring->init(depth, {}, transfer), "StreamRing::init");
   // More buffers than the ring holds frames, so no frame in flight shares one.
   auto host = std::make_shared<HostFrames>(frame, kind, ring->capacity() + 2);
   EndToEndContender c;
-  c.name = ring_name(depth, host_kind_name(kind), transfer);
+  c.name = ring_name(depth, host_kind_name(kind), transfer, options);
+  const histeq::Params params = options ? every_option() : histeq::Params{};
+  if (options) c.reference = steady_options_reference;
   // Submit, waiting for the oldest frame whenever the ring is full, then drain. The harness
   // takes the steady state from batches of two lengths, so filling and draining cancel out.
-  c.run = [ring, host, transfer](long first, int count) {
+  c.run = [ring, host, transfer, params](long first, int count) {
     std::uint64_t tag = 0;
+    hc::FrameReport report;
     const std::uint64_t zero_copied = ring->zero_copy_frames();
     for (long i = first; i < first + count; ++i) {
-      if (ring->full()) check_engine(ring->wait(&tag), "StreamRing::wait");
-      check_engine(ring->submit(ring_frame(*host, i)),
-                   "StreamRing::submit of frame " + std::to_string(i) + " (" +
-                       std::to_string(ring->in_flight()) + " in flight)");
+      if (ring->full()) check_engine(ring->wait(&tag, &report), "StreamRing::wait");
+      hc::HostFrame next = ring_frame(*host, i);
+      next.params = params;
+      next.reset = i == first;
+      check_engine(ring->submit(next), "StreamRing::submit of frame " + std::to_string(i) + " (" +
+                                           std::to_string(ring->in_flight()) + " in flight)");
     }
-    while (ring->in_flight() > 0) check_engine(ring->wait(&tag), "StreamRing::wait");
+    while (ring->in_flight() > 0) check_engine(ring->wait(&tag, &report), "StreamRing::wait");
     if (transfer == hc::Transfer::kZeroCopy &&
         ring->zero_copy_frames() - zero_copied != std::uint64_t(count))
       throw Failure("StreamRing took the copy engines for zero-copy frames");
@@ -146,6 +174,44 @@ EndToEndContender in_place_host_contender(const HostFrame &frame, HostKind kind,
   return c;
 }
 
+// The default kernels with every option: each frame restarts its history (reset), so frames are
+// independent as the harness's graph replays need, and every step of the options still runs.
+DeviceContender options_contender(FrameSize size, std::ptrdiff_t pitch) {
+  struct State {
+    hc::DeviceEqualizer equalizer;
+    unsigned long long *d_history = nullptr;  // in and out
+    hc::FrameReport *d_report = nullptr;
+    ~State() {
+      cudaFree(d_history);
+      cudaFree(d_report);
+    }
+  };
+  auto state = std::make_shared<State>();
+  check_engine(state->equalizer.init(0), "DeviceEqualizer::init");
+  check_engine(cudaMalloc(reinterpret_cast<void **>(&state->d_history),
+                          2 * 256 * sizeof(unsigned long long)),
+               "cudaMalloc");
+  check_engine(cudaMemset(state->d_history, 0, 2 * 256 * sizeof(unsigned long long)), "cudaMemset");
+  check_engine(cudaMalloc(reinterpret_cast<void **>(&state->d_report), sizeof(hc::FrameReport)),
+               "cudaMalloc");
+  DeviceContender c;
+  c.name = options_name();
+  c.in_place = true;
+  c.reference = [](const HostFrame &frame) { return cpu_reference(frame, every_option()); };
+  c.enqueue = [state, size, pitch](const std::uint8_t *, std::uint8_t *plane, cudaStream_t s) {
+    hc::DeviceTone tone;
+    tone.params = every_option();
+    tone.reset = true;
+    tone.d_history_in = state->d_history;
+    tone.d_history_out = state->d_history + 256;
+    tone.d_report = state->d_report;
+    const hc::DevicePlane p{plane, size.width, size.height, std::size_t(pitch)};
+    check_engine(state->equalizer.equalize(p, histeq::full_range(8), {}, s, tone),
+                 "DeviceEqualizer::equalize");
+  };
+  return c;
+}
+
 }  // namespace
 
 EngineInfo engine_info() {
@@ -180,6 +246,7 @@ std::vector<DeviceContender> engine_device_contenders(FrameSize size, std::ptrdi
     };
     list.push_back(std::move(c));
   }
+  list.push_back(options_contender(size, pitch));
   return list;
 }
 
@@ -187,6 +254,8 @@ std::vector<EndToEndContender> engine_end_to_end_contenders(const HostFrame &fra
                                                             int frames_per_batch) {
   std::vector<EndToEndContender> list;
   for (int depth : {1, 2, 3}) list.push_back(ring_contender(frame, depth, HostKind::kPinned));
+  list.push_back(
+      ring_contender(frame, 2, HostKind::kPinned, hc::Transfer::kCopyEngines, /*options=*/true));
   // Seed 004's mapped transfer as a ring: the kernels read and write the pinned frames.
   for (int depth : {1, 2, 3})
     list.push_back(ring_contender(frame, depth, HostKind::kPinned, hc::Transfer::kZeroCopy));
@@ -202,6 +271,8 @@ GoalRows engine_goal_rows() {
   rows.engine_device = default_name();
   rows.engine_depth1 = ring_name(1, "pinned");
   rows.engine_depth2 = ring_name(2, "pinned");
+  rows.engine_device_options = options_name();
+  rows.engine_depth2_options = ring_name(2, "pinned", hc::Transfer::kCopyEngines, true);
   return rows;
 }
 

@@ -95,7 +95,7 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
     }
     return std::make_pair(0.0, 0.0);
   };
-  std::vector<Goal> goals(7);
+  std::vector<Goal> goals(10);
   goals[0].name = "device-resident default <= 1.2x D2D copy (GPU time; 1080p/4K/8K, worst content)";
   goals[1].name = "end to end depth 2 >= 1.8x depth 1 (4K)";
   goals[2].name = "end to end depth 2 >= 0.95 of the PCIe floor (4K)";
@@ -103,6 +103,10 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
   goals[4].name = ">= 5x faster than seed-000 end to end (depth 2 vs its synchronous copies)";
   goals[5].name = ">= 2x faster than seed-000 device-resident GPU time (worst content)";
   goals[6].name = "constant frames <= 1.2x the time of uniform random ones (device GPU time)";
+  goals[7].name =
+      "every option on <= 1.05x the default, device-resident GPU time (4K, worst content)";
+  goals[8].name = "end to end depth 2 with every option >= 0.95 of the PCIe floor (4K)";
+  goals[9].name = "the CPU core with every option <= 1.10x its time without (1080p/4K, natural)";
 
   for (FrameSize size : sizes_of(results)) {
     const std::string where = short_label(size);
@@ -144,6 +148,29 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
       random = us(Section::kDeviceLaunched, names.engine_device, Content::kUniform, size);
     }
     if (constant > 0 && random > 0) goals[6].add(where, constant / random, 1.2, false);
+    if (size.height == 2160 && worst_over_contents(
+                                   [&](Content c) {
+                                     const auto [o, d] = device_pair(names.engine_device_options,
+                                                                     names.engine_device, c, size);
+                                     return o > 0 && d > 0 ? o / d : 0.0;
+                                   },
+                                   true, &v))
+      goals[7].add(where, v, 1.05, false);
+    const double options_floor =
+        ratio(Section::kEndToEnd, names.engine_depth2_options, natural, size);
+    if (size.height == 2160 && options_floor > 0) goals[8].add(where, options_floor, 0.95, true);
+    for (const char *threads : {"1 thread", "threads"}) {
+      if (size.height != 1080 && size.height != 2160) continue;
+      for (const Row &r : results.rows()) {
+        if (r.section != Section::kCpu || r.content != natural || r.size.height != size.height ||
+            r.variant.find(", every option") == std::string::npos ||
+            r.variant.find(threads) == std::string::npos)
+          continue;
+        const std::string plain = r.variant.substr(0, r.variant.find(", every option"));
+        const double without = us(Section::kCpu, plain, natural, size);
+        if (without > 0) goals[9].add(where + " " + plain, r.us_per_frame / without, 1.10, false);
+      }
+    }
   }
 
   // The floor moves no pixel through a histogram, so its time hardly depends on content: the
@@ -174,7 +201,7 @@ int print_goals(const Results &results, const GoalRows &names, std::ostream &out
   }
 
   int missed = 0;
-  out << "\n== Goals (issue 3), ratios from this run\n";
+  out << "\n== Goals (issues 3 and 20), ratios from this run\n";
   for (const Goal &g : goals) {
     const char *verdict = !g.has_data ? "MISS" : g.pass ? "PASS" : "MISS";
     if (!g.has_data || !g.pass) ++missed;

@@ -15,6 +15,9 @@ struct GoalRows {
   std::string engine_device;  // the engine's default, device-resident
   std::string engine_depth1;  // end to end, pinned, ring depth 1
   std::string engine_depth2;  // end to end, pinned, ring depth 2
+  // The same two with every option on (cpu_peer.h's every_option()).
+  std::string engine_device_options;
+  std::string engine_depth2_options;
   std::string cub_device;
   std::string seed_device;
   std::string seed_end_to_end;

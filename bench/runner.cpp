@@ -28,8 +28,10 @@ std::string verify_one(const DeviceContender &contender, const DevicePlanes &pla
   BENCH_CUDA(cudaStreamSynchronize(stream));
   const std::vector<std::uint8_t> out = planes.download(out0);
   if (contender.in_place) planes.reset_one(0, stream);
-  return verdict(check_output(out.data(), planes.pitch(), test.frame, test.reference),
-                 contender.known_defect);
+  return verdict(
+      check_output(out.data(), planes.pitch(), test.frame,
+                   contender.reference ? contender.reference(test.frame) : test.reference),
+      contender.known_defect);
 }
 
 void measure_device_or_throw(const DeviceContender &contender, const DevicePlanes &planes,
@@ -94,8 +96,10 @@ std::string verify_end_to_end(const EndToEndContender &contender, const TestCase
   if (contender.prepare) contender.prepare(0, repeats.frames_per_batch);
   contender.run(0, repeats.frames_per_batch);
   const long last = repeats.frames_per_batch - 1;
-  return verdict(check_output(contender.output(last), contender.output_pitch, test.frame,
-                              contender.returns_input ? test.frame.bytes : test.reference),
+  const std::vector<std::uint8_t> expected = contender.returns_input ? test.frame.bytes
+                                             : contender.reference ? contender.reference(test.frame)
+                                                                   : test.reference;
+  return verdict(check_output(contender.output(last), contender.output_pitch, test.frame, expected),
                  contender.known_defect);
 }
 

@@ -25,15 +25,15 @@ for step in "${steps[@]}"; do
       # The small frames of every variant plus the ring: the large ones add time, not coverage.
       # The three tools run at once (racecheck alone takes minutes); each has its own process.
       declare -A sanitizer
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:*RingOutOfPlace*:StreamRing.*:DeviceEqualizer.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:*RingOutOfPlace*:StreamRing.*:DeviceEqualizer.*:Options/EveryOption.*small:*RingHistory*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant on
       # small frames are all it needs; the ring's large frames would take it many minutes.
-      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small'
+      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small'
       for tool in memcheck racecheck synccheck; do
         case $tool in
           memcheck) f=$filter ;;
           racecheck) f=$kernels ;;
-          synccheck) f="$kernels:*RingDepth*depth2*:*RingOutOfPlace*depth2" ;;
+          synccheck) f="$kernels:*RingDepth*depth2*:*RingOutOfPlace*depth2:*RingHistory*depth2" ;;
         esac
         compute-sanitizer --tool "$tool" --error-exitcode 3 \
           ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
@@ -49,7 +49,7 @@ for step in "${steps[@]}"; do
       ;;
     element)
       # The elements through GstHarness and a real pipeline, against the bundled GStreamer.
-      for t in histeq-element cudahisteq-element output-queue frame-qos; do
+      for t in histeq-element cudahisteq-element element-options output-queue frame-qos; do
         ./build/tests/element/test-$t --gtest_brief=1 2>&1 | tee "$out/$t.txt" | tail -4
         ((PIPESTATUS[0] == 0)) || status=1
       done
@@ -57,6 +57,11 @@ for step in "${steps[@]}"; do
         --gtest_brief=1 --gtest_filter='*NV12_385x289*:CudaHistEqElement.*:FramesInFlight.*:CudaMemory.TheFrame*:*CudaMemoryFormats*NV12_642x362' >"$out/sanitize-element.txt" 2>&1
       rc=$?
       echo "compute-sanitizer memcheck (cudahisteq element): exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-element.txt" | tr '\n' ' ')"
+      ((rc == 0)) || status=1
+      compute-sanitizer --tool memcheck --error-exitcode 3 ./build/tests/element/test-element-options \
+        --gtest_brief=1 --gtest_filter='Options/EveryOption.*cudahisteq*Y444_67x33*:Elements/EveryElement.*/1:CudaMemoryOptions.*' >"$out/sanitize-options.txt" 2>&1
+      rc=$?
+      echo "compute-sanitizer memcheck (element options): exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-options.txt" | tr '\n' ' ')"
       ((rc == 0)) || status=1
       gst-launch-1.0 -q videotestsrc is-live=true num-buffers=60 ! video/x-raw,format=NV12,width=1280,height=720,framerate=60/1 \
         ! cudahisteq depth=3 ! fakesink sync=true >"$out/live.txt" 2>&1
@@ -87,7 +92,7 @@ for step in "${steps[@]}"; do
       rm -f "$out/main-job/sample.mp4"
       ;;
     pipeline)
-      ./build/bench/pipeline/histeq-pipeline-bench --frames 3000 2>&1 | tee "$out/pipeline-bench.txt"
+      ./build/bench/pipeline/histeq-pipeline-bench --frames 3000 ${PIPELINE_ARGS:-} 2>&1 | tee "$out/pipeline-bench.txt"
       ((PIPESTATUS[0] == 0)) || status=1
       ;;
   esac

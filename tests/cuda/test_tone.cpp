@@ -99,7 +99,9 @@ void expect_report(const FrameReport &report, const CpuFrame &cpu, const histeq:
       << "frame " << frame;
 }
 
-using ToneCase = std::tuple<std::size_t, histeq::cuda::Fusion>;
+enum class SizeClass { kSmall, kLarge };
+
+using ToneCase = std::tuple<std::size_t, histeq::cuda::Fusion, SizeClass>;
 
 class EveryOption : public ::testing::TestWithParam<ToneCase> {
  protected:
@@ -158,10 +160,12 @@ INSTANTIATE_TEST_SUITE_P(
     Options, EveryOption,
     ::testing::Combine(::testing::Range<std::size_t>(0, 10),
                        ::testing::Values(histeq::cuda::Fusion::kSingleKernel,
-                                         histeq::cuda::Fusion::kSeparateKernels)),
+                                         histeq::cuda::Fusion::kSeparateKernels),
+                       ::testing::Values(SizeClass::kSmall, SizeClass::kLarge)),
     [](const auto &info) {
       std::string name = std::string(options()[std::get<0>(info.param)].name) + "_" +
-                         histeq::cuda::to_string(std::get<1>(info.param));
+                         histeq::cuda::to_string(std::get<1>(info.param)) +
+                         (std::get<2>(info.param) == SizeClass::kSmall ? "_small" : "_large");
       std::replace(name.begin(), name.end(), '-', '_');
       return name;
     });
