@@ -76,12 +76,13 @@ HISTEQ_HOST_DEVICE inline std::uint64_t clip_excess(std::uint64_t count, std::ui
   return count > ceiling ? count - ceiling : 0;
 }
 
-// How the excess of one frame is given back: `batch` to every bin, one more to `residual` bins.
+// How the excess of one frame is given back: `batch` to every bin, one more to `residual` bins
+// (fewer than the bins, so the per-bin arithmetic stays in 32 bits).
 struct ClipSpread {
   std::uint64_t ceiling = 0;
   std::uint64_t batch = 0;
-  std::uint64_t residual = 0;
-  std::uint64_t step = 1;
+  std::uint32_t residual = 0;
+  std::uint32_t step = 1;
 };
 
 HISTEQ_HOST_DEVICE inline ClipSpread clip_spread(std::uint64_t ceiling, std::uint64_t excess,
@@ -89,9 +90,9 @@ HISTEQ_HOST_DEVICE inline ClipSpread clip_spread(std::uint64_t ceiling, std::uin
   ClipSpread spread;
   spread.ceiling = ceiling;
   spread.batch = excess / std::uint64_t(bins);
-  spread.residual = excess - spread.batch * std::uint64_t(bins);
+  spread.residual = std::uint32_t(excess - spread.batch * std::uint64_t(bins));
   if (spread.residual) {
-    const std::uint64_t step = std::uint64_t(bins) / spread.residual;
+    const std::uint32_t step = std::uint32_t(bins) / spread.residual;
     spread.step = step ? step : 1;
   }
   return spread;
@@ -100,7 +101,7 @@ HISTEQ_HOST_DEVICE inline ClipSpread clip_spread(std::uint64_t ceiling, std::uin
 HISTEQ_HOST_DEVICE inline std::uint64_t clipped_bin(std::uint64_t count, int v,
                                                     const ClipSpread &spread) {
   const std::uint64_t kept = count < spread.ceiling ? count : spread.ceiling;
-  const std::uint64_t index = std::uint64_t(v);
+  const std::uint32_t index = std::uint32_t(v);
   const bool one_more = index % spread.step == 0 && index / spread.step < spread.residual;
   return kept + spread.batch + (one_more ? 1 : 0);
 }

@@ -27,20 +27,20 @@ struct BlockToneScratch {
     typename BlockScan::TempStorage scan;
     typename BlockReduce::TempStorage reduce;
   } cub;
-  Count broadcast;
+  Count broadcast[2];  // block_sum's results, alternately
   Count cdf[kLevels];
   int first_present;
 };
 
-// The sum of every thread's `value`, in every thread.
-__device__ __forceinline__ unsigned long long block_sum(unsigned long long value,
+// The sum of every thread's `value`, in every thread; `call` counts the block's calls from 0.
+// One barrier a call: it publishes the sum and frees the reduction's storage for the next
+// call, whose sum goes to the other slot while slower threads may still read this one.
+__device__ __forceinline__ unsigned long long block_sum(unsigned long long value, int call,
                                                         BlockToneScratch &scratch) {
   const unsigned long long sum = BlockToneScratch::BlockReduce(scratch.cub.reduce).Sum(value);
-  if (threadIdx.x == 0) scratch.broadcast = sum;
+  if (threadIdx.x == 0) scratch.broadcast[call % 2] = sum;
   __syncthreads();
-  const unsigned long long all = scratch.broadcast;
-  __syncthreads();
-  return all;
+  return scratch.broadcast[call % 2];
 }
 
 // Thread t's band's sum of `difference` (bands of kBlock / kSceneBands consecutive threads,
@@ -65,15 +65,18 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count, O
   const bool writer = blockIdx.x == 0;
   unsigned long long source = count;
   bool restarted = false;
+  bool source_is_count = true;
+  unsigned long long count_total = 0;
+  int sums = 0;
   if (params.keep_history) {
-    const unsigned long long total = block_sum(count, scratch);
+    const unsigned long long total = count_total = block_sum(count, sums++, scratch);
     const unsigned long long now = normalized_bin(count, total);
     const bool has_history = tone.d_history_in && !tone.reset;
     const unsigned long long before = has_history ? __ldcg(&tone.d_history_in[t]) : 0;
     const long long band = band_sum(bin_difference(now, before));
     const bool band_leader = t % (kBlock / kSceneBands) == 0;
     const unsigned long long distance =
-        block_sum(has_history && band_leader ? band_distance(band) : 0, scratch);
+        block_sum(has_history && band_leader ? band_distance(band) : 0, sums++, scratch);
     restarted = !has_history || is_scene_cut(distance, params.scene_threshold);
     const unsigned long long smoothed =
         restarted ? now : smoothed_bin(before, now, params.history_weight);
@@ -82,12 +85,17 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count, O
       tone.d_report->histogram[t] = count;
       if (t == 0) tone.d_report->restarted = restarted;
     }
-    if (!restarted && params.history_weight != 0) source = smoothed;
+    if (!restarted && params.history_weight != 0) {
+      source = smoothed;
+      source_is_count = false;
+    }
   }
   if (params.clip_limit) {
-    const unsigned long long ceiling =
-        clip_ceiling(block_sum(source, scratch), params.clip_limit, kLevels);
-    const unsigned long long excess = block_sum(clip_excess(source, ceiling), scratch);
+    // The frame's own counts were summed already when the history was followed.
+    const unsigned long long source_total =
+        params.keep_history && source_is_count ? count_total : block_sum(source, sums++, scratch);
+    const unsigned long long ceiling = clip_ceiling(source_total, params.clip_limit, kLevels);
+    const unsigned long long excess = block_sum(clip_excess(source, ceiling), sums++, scratch);
     source = clipped_bin(source, t, clip_spread(ceiling, excess, kLevels));
   }
   if (t == 0) scratch.first_present = kLevels;

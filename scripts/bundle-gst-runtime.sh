@@ -3,7 +3,8 @@
 # Makes the relocatable GStreamer bundle for the GPU machine with the shared
 # ../shared/device/make-gst-runtime.sh, then adds what the main job (pipelines/equalize-sample)
 # uses beyond it: videofilter (videobalance), compositor and png (pngenc), with the libraries
-# they need that the bundle lacks. Run here; carry the folder, and source its env.sh there
+# they need that the bundle lacks, and libgstcontroller (the options tests drive a property
+# through a GstController). Run here; carry the folder, and source its env.sh there
 # before scripts/gpu-check.sh.
 #   scripts/bundle-gst-runtime.sh [OUTDIR]        (default .gstrt, ignored by git)
 set -euo pipefail
@@ -29,4 +30,5 @@ for plugin in videofilter compositor png; do
     [[ -e $out/lib/$name ]] || cp -L "$lib" "$out/lib/$name"
   done
 done
-echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png)"
+cp -L "$(pkg-config --variable=libdir gstreamer-controller-1.0)/libgstcontroller-1.0.so.0" "$out/lib/"
+echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png, libgstcontroller)"
