@@ -4,10 +4,7 @@
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudamemory.h>
 
-#include "cuda_check.h"
-#include "device_equalizer.h"
-#include "device_history.h"
-#include "pinned_memory.h"
+#include "device_frames.h"
 
 namespace {
 
@@ -34,36 +31,9 @@ GstFlowReturn cuda_failed(GstElement *element, const char *call, cudaError_t sta
 
 }  // namespace
 
-// Everything here belongs to context_ and is created and destroyed with it pushed. Frames run
-// in order on one stream; each one's event marks its end, and its report (when it keeps the
-// history) lands in its own pinned buffer.
+// The device frames belong to context_: created, used and destroyed with it pushed.
 struct CudaMemoryFrames::Scratch {
-  cudaStream_t stream = nullptr;
-  cudaEvent_t done[kMaxInFlight] = {};
-  histeq::cuda::FrameReport *h_reports = nullptr;  // kMaxInFlight, pinned
-  bool reported[kMaxInFlight] = {};
-  histeq::cuda::FrameReport *d_report = nullptr;
-  histeq::cuda::DeviceEqualizer equalizer;
-  histeq::cuda::DeviceHistory history;
-
-  cudaError_t create() {
-    HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    for (cudaEvent_t &event : done)
-      HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
-    HISTEQ_CUDA_TRY(histeq::cuda::allocate_pinned(kMaxInFlight * sizeof(*h_reports),
-                                                  reinterpret_cast<void **>(&h_reports)));
-    HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&d_report), sizeof(*d_report)));
-    HISTEQ_CUDA_TRY(history.init());
-    return equalizer.init(0);
-  }
-  ~Scratch() {
-    if (stream) cudaStreamSynchronize(stream);
-    for (cudaEvent_t event : done)
-      if (event) cudaEventDestroy(event);
-    if (stream) cudaStreamDestroy(stream);
-    histeq::cuda::free_pinned(h_reports);
-    cudaFree(d_report);
-  }
+  histeq::cuda::DeviceFrames frames;
 };
 
 guint histeq_cuda_context_device(GstCudaContext *context) {
@@ -84,19 +54,13 @@ void CudaMemoryFrames::release() {
     const ContextScope scope(context_);
     scratch_.reset();
   }
-  oldest_ = next_;
-  in_flight_.store(0, std::memory_order_release);
   gst_clear_object(&context_);
 }
 
 void CudaMemoryFrames::discard() {
-  if (scratch_) {
-    const ContextScope scope(context_);
-    cudaStreamSynchronize(scratch_->stream);
-    scratch_->history.forget();
-  }
-  oldest_ = next_;
-  in_flight_.store(0, std::memory_order_release);
+  if (!scratch_) return;
+  const ContextScope scope(context_);
+  scratch_->frames.discard();
 }
 
 gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *context) {
@@ -110,7 +74,7 @@ gboolean CudaMemoryFrames::use_context(GstElement *element, GstCudaContext *cont
     const ContextScope scope(context);
     if (scope.pushed()) {
       scratch = std::make_unique<Scratch>();
-      status = scratch->create();
+      status = scratch->frames.init();
       if (status != cudaSuccess) scratch.reset();  // destroyed with its context pushed
     }
   }
@@ -148,55 +112,23 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
       static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
       GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0), GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0),
       std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
-  const int slot = next_;
-  histeq::cuda::DeviceTone tone;
-  tone.params = params;
-  tone.reset = reset;
-  tone.d_report = scratch_->d_report;
-  scratch_->reported[slot] = params.keep_history;
-  cudaError_t status = scratch_->history.attach(scratch_->stream, &tone);
-  const char *call = "DeviceHistory::attach";
-  if (status == cudaSuccess) {
-    status = scratch_->equalizer.equalize(luma, range, kernels, scratch_->stream, tone);
-    call = "DeviceEqualizer::equalize";
-  }
-  if (status == cudaSuccess) {
-    status = scratch_->history.attached(scratch_->stream, tone);
-    call = "DeviceHistory::attached";
-  }
-  if (status == cudaSuccess && params.keep_history) {
-    status = cudaMemcpyAsync(&scratch_->h_reports[slot], scratch_->d_report,
-                             sizeof(histeq::cuda::FrameReport), cudaMemcpyDeviceToHost,
-                             scratch_->stream);
-    call = "cudaMemcpyAsync";
-  }
-  if (status == cudaSuccess) {
-    status = cudaEventRecord(scratch_->done[slot], scratch_->stream);
-    call = "cudaEventRecord";
-  }
-  // A kernel enqueued before the failure may still write the frame: it finishes before the
-  // caller gets the buffer back with the error.
-  if (status != cudaSuccess) cudaStreamSynchronize(scratch_->stream);
+  const cudaError_t status = scratch_->frames.submit(luma, range, params, reset, kernels);
   // The device pointer stays valid while the caller holds the buffer; unmapping only records
   // that the newest bytes are on the device.
   gst_video_frame_unmap(&frame);
-  if (status != cudaSuccess) return cuda_failed(element, call, status);
-  next_ = (next_ + 1) % kMaxInFlight;
-  in_flight_.fetch_add(1, std::memory_order_release);
-  return GST_FLOW_OK;
+  return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, "DeviceFrames::submit", status);
 }
 
 GstFlowReturn CudaMemoryFrames::wait_oldest(GstElement *element,
                                             histeq::cuda::FrameReport *report) {
-  if (in_flight() == 0) return cuda_failed(element, "wait_oldest", cudaErrorNotReady);
+  if (!scratch_) return cuda_failed(element, "DeviceFrames::wait_oldest", cudaErrorNotReady);
   const ContextScope scope(context_);
   const cudaError_t status =
-      scope.pushed() ? cudaEventSynchronize(scratch_->done[oldest_]) : cudaErrorDeviceUninitialized;
-  if (report) {
-    *report = status == cudaSuccess && scratch_->reported[oldest_] ? scratch_->h_reports[oldest_]
-                                                                   : histeq::cuda::FrameReport{};
-  }
-  oldest_ = (oldest_ + 1) % kMaxInFlight;
-  in_flight_.fetch_sub(1, std::memory_order_release);
-  return status == cudaSuccess ? GST_FLOW_OK : cuda_failed(element, "cudaEventSynchronize", status);
+      scope.pushed() ? scratch_->frames.wait_oldest(report) : cudaErrorDeviceUninitialized;
+  return status == cudaSuccess ? GST_FLOW_OK
+                               : cuda_failed(element, "DeviceFrames::wait_oldest", status);
+}
+
+int CudaMemoryFrames::in_flight() const {
+  return scratch_ ? scratch_->frames.in_flight() : 0;
 }

@@ -25,7 +25,7 @@ for step in "${steps[@]}"; do
       # The small frames of every variant plus the ring: the large ones add time, not coverage.
       # The three tools run at once (racecheck alone takes minutes); each has its own process.
       declare -A sanitizer
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:*RingOutOfPlace*:StreamRing.*:DeviceEqualizer.*:Options/EveryOption.*small:*RingHistory*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:*RingOutOfPlace*:StreamRing.*:DeviceEqualizer.*:Options/EveryOption.*small:*RingHistory*:DeviceFramesHistory.*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant on
       # small frames are all it needs; the ring's large frames would take it many minutes.
       kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small'

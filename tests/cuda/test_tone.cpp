@@ -10,6 +10,7 @@
 
 #include "cpu_equalizer.h"
 #include "device_equalizer.h"
+#include "device_frames.h"
 #include "device_history.h"
 #include "gpu_frames.h"
 #include "gpu_test_support.h"
@@ -253,3 +254,40 @@ TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
 
 INSTANTIATE_TEST_SUITE_P(Depths, RingHistory, ::testing::Values(1, 2, 3, 4),
                          [](const auto &info) { return "depth" + std::to_string(info.param); });
+
+// The same clip through DeviceFrames, the engine's path for frames already in device memory:
+// in place, many frames in flight on its stream, each equal to the core's with its history.
+TEST(DeviceFramesHistory, SmoothingFollowsFrameOrderInPlace) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  constexpr int kWidth = 385, kHeight = 289, kFrames = 20;
+  constexpr std::size_t kPitch = 416;
+  const auto clip = make_clip(kWidth, kHeight, kFrames);
+  const histeq::Params params = histeq::to_params(with(0.9, 2, 6, 0.25, true));
+  const auto expected = cpu_clip(clip, kWidth, kHeight, params, histeq::limited_range(8));
+  histeq::cuda::DeviceFrames frames;
+  ASSERT_CUDA(frames.init());
+  std::vector<std::unique_ptr<GuardedDevicePlane>> planes;
+  std::vector<FrameReport> reports;
+  auto take_one = [&] {
+    FrameReport report;
+    ASSERT_CUDA(frames.wait_oldest(&report));
+    reports.push_back(report);
+  };
+  for (int i = 0; i < kFrames; ++i) {
+    planes.push_back(std::make_unique<GuardedDevicePlane>(kWidth, kHeight, kPitch));
+    ASSERT_CUDA(planes.back()->upload(clip[std::size_t(i)]));
+    if (frames.in_flight() == histeq::cuda::DeviceFrames::kMaxInFlight) take_one();
+    ASSERT_CUDA(
+        frames.submit(planes.back()->plane(), histeq::limited_range(8), params, i == 0, {}));
+  }
+  while (frames.in_flight()) take_one();
+  ASSERT_EQ(reports.size(), std::size_t(kFrames));
+  for (int i = 0; i < kFrames; ++i) {
+    std::vector<std::uint8_t> out;
+    bool guards_intact = false;
+    ASSERT_CUDA(planes[std::size_t(i)]->download(out, guards_intact));
+    EXPECT_TRUE(guards_intact);
+    ASSERT_TRUE(out == expected[std::size_t(i)].pixels) << "frame " << i;
+    expect_report(reports[std::size_t(i)], expected[std::size_t(i)], params, i);
+  }
+}
