@@ -3,18 +3,23 @@
 
 // The one definition of what "equalized" means, shared by the CPU element and the CUDA kernels.
 //
-//   lut[v] = lo + round((cdf(v) - cdf_min) * (hi - lo) / (N - cdf_min))
+//   lut[v] = lo + round((cdf(v) - cdf_min) * ((hi - lo) / (N - cdf_min)))
 //
 // cdf(v) is the number of pixels <= v, cdf_min the first non-zero cdf value (the count of the
 // darkest level present), N the pixel count, and [lo, hi] the output range:
 //   full range    (GStreamer colorimetry range 0_255):   [0, 2^bits - 1]
 //   limited range (GStreamer colorimetry range 16_235):  [16, 235] scaled by 2^(bits-8)
-// With lo = 0 and hi = L - 1 this is the classic mapping of the reference reports. Rounding is
-// half up and done in 64-bit integers, so every compiler and the GPU give the same bytes; the
-// largest product, N * (hi - lo) for an 8K 16-bit frame, stays far below 2^63.
+// With lo = 0 and hi = 255 this is OpenCV's equalizeHist, computed as it computes it, so the
+// bytes are its bytes: the scale is a single-precision quotient, the product a single-precision
+// product, and the rounding to nearest with ties to even (cvRound). Both are single IEEE
+// operations, correctly rounded on the CPU and on the GPU (nvcc divides to IEEE precision unless
+// told otherwise, and a lone product cannot be contracted), so the two agree to the bit. Exact
+// rational rounding half up would differ from OpenCV by one level wherever the quotient lands
+// on or near a half (one random small frame in thirty had such a pixel).
 // Levels absent below the darkest present level map to lo (no pixel uses them). A frame of a
 // single level (N == cdf_min) maps to itself: there is no contrast to stretch.
 
+#include <cmath>
 #include <cstdint>
 
 #include "host_device.h"
@@ -39,9 +44,10 @@ HISTEQ_HOST_DEVICE inline std::uint32_t equalized_level(std::uint32_t level, std
                                                         OutputRange range) {
   if (total == cdf_min) return level;
   if (cdf < cdf_min) return range.lo;
-  const std::uint64_t numerator = (cdf - cdf_min) * (range.hi - range.lo);
-  const std::uint64_t denominator = total - cdf_min;
-  return range.lo + std::uint32_t((2 * numerator + denominator) / (2 * denominator));
+  const float scale = float(range.hi - range.lo) / float(total - cdf_min);
+  const float scaled = rintf(float(cdf - cdf_min) * scale);
+  const std::uint32_t span = range.hi - range.lo;
+  return range.lo + (scaled >= float(span) ? span : std::uint32_t(scaled));
 }
 
 // Builds the whole LUT from a histogram of `levels` bins (levels = 2^bits).

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// A deliberately plain equalizer, written from the formula alone with floating point, for
-// checking the optimized core against. It shares no code with core/.
+// A deliberately plain equalizer, written from OpenCV's equalizeHist (a single-precision scale
+// and product, rounded to nearest with ties to even), for checking the optimized core against.
+// It shares no code with core/.
 
 #include <cmath>
 #include <cstdint>
@@ -25,9 +26,8 @@ inline std::vector<std::uint8_t> equalize(const std::vector<std::uint8_t> &pixel
     if (n == cdf_min) {
       out[i] = std::uint8_t(v);
     } else {
-      const long double scaled =
-          (long double)(cdf[v] - cdf_min) * (hi - lo) / (long double)(n - cdf_min);
-      out[i] = std::uint8_t(lo + (long long)std::floor(scaled + 0.5L));
+      const float scale = float(hi - lo) / float(n - cdf_min);
+      out[i] = std::uint8_t(lo + std::lrint(float(cdf[v] - cdf_min) * scale));
     }
   }
   return out;

@@ -32,10 +32,12 @@ TEST(OutputRange, FullAndLimitedFor8And10Bits) {
   EXPECT_EQ(limited_range(10).hi, 940u);
 }
 
-TEST(EqualizedLevel, RoundsHalfUp) {
-  // (1 * 255) / 2 = 127.5 -> 128
+TEST(EqualizedLevel, RoundsHalfToEvenAsOpenCv) {
+  // 1 * (255 / 2) = 127.5 -> 128
   EXPECT_EQ(equalized_level(1, 2, 1, 3, full_range(8)), 128u);
-  // (1 * 255) / 3 = 85 exactly
+  // 3 * (255 / 10) = 76.5 -> 76, where half up would give 77
+  EXPECT_EQ(equalized_level(1, 4, 1, 11, full_range(8)), 76u);
+  // 1 * (255 / 3) = 85 exactly
   EXPECT_EQ(equalized_level(1, 2, 1, 4, full_range(8)), 85u);
 }
 
