@@ -25,6 +25,8 @@ class CpuEqualizer {
   explicit CpuEqualizer(unsigned threads);
 
   unsigned threads() const { return pool_->size(); }
+  // The threads asked for; threads() is fewer when some could not start.
+  unsigned requested_threads() const { return pool_->requested(); }
   // Replaces the worker pool; the stream's history is kept.
   void set_threads(unsigned threads);
 

@@ -2,6 +2,7 @@
 #include "row_pool.h"
 
 #include <algorithm>
+#include <system_error>
 
 namespace histeq {
 
@@ -15,7 +16,16 @@ int band_start(int rows, unsigned bands, unsigned i) {
 
 RowPool::RowPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  for (unsigned i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
+  requested_ = threads;
+  // Under a process or memory limit a thread may not start: the pool then runs with the ones
+  // that did (at least the caller's), rather than let the exception reach the caller.
+  for (unsigned i = 1; i < threads; ++i) {
+    try {
+      workers_.emplace_back([this, i] { worker_loop(i); });
+    } catch (const std::system_error &) {
+      break;
+    }
+  }
 }
 
 RowPool::~RowPool() {

@@ -23,6 +23,8 @@ class RowPool {
   RowPool &operator=(const RowPool &) = delete;
 
   unsigned size() const { return unsigned(workers_.size()) + 1; }
+  // The threads asked for (one per core for 0); size() is fewer when some could not start.
+  unsigned requested() const { return requested_; }
 
   // Runs band(i, begin, end) for `bands` (1..size()) bands covering [0, rows), the first on
   // the calling thread, and returns when all are done. Not re-entrant: one caller at a time.
@@ -32,6 +34,7 @@ class RowPool {
   void worker_loop(unsigned index);
 
   std::vector<std::thread> workers_;
+  unsigned requested_ = 1;
   // mutex_ guards everything below; workers sleep on wake_, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -5,6 +5,7 @@
 #include <gst/cuda/gstcudamemory.h>
 
 #include "device_frames.h"
+#include "luma_frame.h"
 
 namespace {
 
@@ -96,6 +97,7 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
                                        const histeq::Params &params, bool reset,
                                        histeq::cuda::KernelConfig kernels) {
   if (in_flight() == kMaxInFlight) return cuda_failed(element, "submit", cudaErrorNotReady);
+  if (!histeq_check_frame_layout(element, info, buffer)) return GST_FLOW_ERROR;
   const ContextScope scope(context_);
   if (!scope.pushed())
     return cuda_failed(element, "gst_cuda_context_push", cudaErrorDeviceUninitialized);

@@ -79,6 +79,10 @@ static histeq::CpuEqualizer &gst_hist_eq_equalizer(GstHistEq *self) {
   }
   state.equalizer_threads = threads;
   GST_INFO_OBJECT(self, "using %u threads", state.equalizer->threads());
+  if (state.equalizer->threads() < state.equalizer->requested_threads())
+    GST_WARNING_OBJECT(self,
+                       "only %u of %u worker threads could start; frames are split over those",
+                       state.equalizer->threads(), state.equalizer->requested_threads());
   return *state.equalizer;
 }
 

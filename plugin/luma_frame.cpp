@@ -29,9 +29,30 @@ static bool histeq_meta_contradicts_caps(const GstVideoMeta *meta, const GstVide
                   meta->n_planes != GST_VIDEO_INFO_N_PLANES(info));
 }
 
-gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
-                          GstVideoFrame *frame) {
+// Where plane `p` of a frame described by `meta` lies: its first byte, its row pitch, its rows
+// and the bytes of each row that hold samples.
+struct PlaneExtent {
+  guint64 offset;
+  gint stride;
+  guint64 rows;
+  guint64 row_bytes;
+};
+
+static PlaneExtent histeq_plane_extent(const GstVideoMeta *meta, guint p) {
+  const GstVideoFormatInfo *finfo = gst_video_format_get_info(meta->format);
+  gint components[GST_VIDEO_MAX_COMPONENTS];
+  gst_video_format_info_component(finfo, p, components);
+  const gint c = components[0];
+  return PlaneExtent{meta->offset[p], meta->stride[p],
+                     guint64(GST_VIDEO_FORMAT_INFO_SCALE_HEIGHT(finfo, c, meta->height)),
+                     guint64(GST_VIDEO_FORMAT_INFO_SCALE_WIDTH(finfo, c, meta->width)) *
+                         guint64(GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c))};
+}
+
+gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info,
+                                   GstBuffer *buffer) {
   const GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+  if (!meta) return TRUE;
   const gchar *format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info));
   if (histeq_meta_contradicts_caps(meta, info)) {
     GST_ELEMENT_ERROR(element, STREAM, FORMAT,
@@ -42,6 +63,40 @@ gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuff
                       ("GstVideoMeta on buffer %" GST_PTR_FORMAT, buffer));
     return FALSE;
   }
+  // Every plane must lie inside the buffer, rows apart by at least their own length, before
+  // anything reads it: gst_video_frame_map takes the meta's offsets and strides as they are.
+  const guint64 size = gst_buffer_get_size(buffer);
+  for (guint p = 0; p < meta->n_planes; ++p) {
+    const PlaneExtent plane = histeq_plane_extent(meta, p);
+    if (plane.rows == 0 || plane.row_bytes == 0) continue;
+    if (plane.stride <= 0 || guint64(plane.stride) < plane.row_bytes) {
+      GST_ELEMENT_ERROR(element, STREAM, FORMAT,
+                        ("The video buffer's metadata gives plane %u of a %ux%u %s frame a stride "
+                         "of %d bytes, but its rows are %" G_GUINT64_FORMAT " bytes long.",
+                         p, meta->width, meta->height, format, plane.stride, plane.row_bytes),
+                        ("GstVideoMeta on buffer %" GST_PTR_FORMAT, buffer));
+      return FALSE;
+    }
+    const guint64 end = plane.offset + guint64(plane.stride) * (plane.rows - 1) + plane.row_bytes;
+    if (end > size) {
+      GST_ELEMENT_ERROR(
+          element, STREAM, FORMAT,
+          ("The video buffer's metadata places plane %u of a %ux%u %s frame at "
+           "bytes %" G_GUINT64_FORMAT " to %" G_GUINT64_FORMAT
+           " (stride %d), but the buffer holds %" G_GUINT64_FORMAT " bytes.",
+           p, meta->width, meta->height, format, plane.offset, end, plane.stride, size),
+          ("GstVideoMeta on buffer %" GST_PTR_FORMAT, buffer));
+      return FALSE;
+    }
+  }
+  return TRUE;
+}
+
+gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
+                          GstVideoFrame *frame) {
+  if (!histeq_check_frame_layout(element, info, buffer)) return FALSE;
+  const GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+  const gchar *format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info));
   if (gst_video_frame_map(frame, info, buffer, GstMapFlags(GST_MAP_READWRITE))) return TRUE;
 
   const gsize size = gst_buffer_get_size(buffer);

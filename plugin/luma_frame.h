@@ -20,8 +20,15 @@ void histeq_add_luma_pad_templates(GstElementClass *element_class,
 // Limited-range video (colorimetry range 16_235) stays inside 16..235; anything else is full.
 histeq::OutputRange histeq_output_range(const GstVideoInfo *info);
 
+// Checks that the GstVideoMeta of `buffer`, if any, agrees with `info` and keeps every plane
+// inside the buffer with a positive stride no shorter than its rows; else posts a
+// GST_ELEMENT_ERROR on `element` naming the plane and the sizes, and returns FALSE.
+gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info,
+                                   GstBuffer *buffer);
+
 // Maps `buffer` as a writable frame of `info`, or posts a GST_ELEMENT_ERROR on `element` saying
-// why it cannot be (too small for its caps, unmappable) and returns FALSE.
+// why it cannot be (a layout histeq_check_frame_layout refuses, too small for its caps,
+// unmappable) and returns FALSE.
 gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
                           GstVideoFrame *frame);
 

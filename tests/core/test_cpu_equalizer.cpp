@@ -1,4 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <tuple>
 #include <vector>
@@ -128,3 +133,37 @@ INSTANTIATE_TEST_SUITE_P(Sizes, CpuEqualizerRandom,
                                            std::make_tuple(1920, 1080, 128, 0u, false),
                                            std::make_tuple(1920, 1080, 0, 3u, true),
                                            std::make_tuple(4097, 2161, 31, 0u, false)));
+
+namespace {
+
+// Exits 0 when a pool asked for 64 threads under an address-space limit started fewer,
+// equalized with them and let no exception out.
+[[noreturn]] void equalize_under_an_address_space_limit() {
+  long pages = 0;
+  if (FILE *statm = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  // Room for a few 8 MiB thread stacks beyond what the process maps now.
+  const rlim_t limit = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (40u << 20);
+  rlimit address_space;
+  address_space.rlim_cur = address_space.rlim_max = limit;
+  if (pages == 0 || setrlimit(RLIMIT_AS, &address_space) != 0) std::exit(2);
+  CpuEqualizer eq(64);
+  if (eq.threads() >= 64 || eq.requested_threads() != 64) std::exit(3);
+  std::vector<std::uint8_t> pixels(640 * 480);
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = std::uint8_t(i * 7);
+  const auto expected = reference::equalize(pixels, 0, 255);
+  eq.equalize(LumaPlane8{pixels.data(), 640, 480, 640}, full_range(8));
+  std::exit(pixels == expected ? 0 : 4);
+}
+
+}  // namespace
+
+// Under an address-space limit most worker threads cannot get a stack: the pool starts the
+// ones it can, equalizes with them, and no exception escapes. In a child process, so the limit
+// stays there.
+TEST(RowPoolDeathTest, ThreadsThatCannotStartAreLeftOut) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_EXIT(equalize_under_an_address_space_limit(), ::testing::ExitedWithCode(0), "");
+}

@@ -305,8 +305,45 @@ TEST_F(BadBuffer, VideoMetaReachingPastTheMemoryIsAnError) {
   const PostedError posted(bus);
   ASSERT_NE(posted.error, nullptr);
   EXPECT_TRUE(g_error_matches(posted.error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
-  EXPECT_NE(posted.text().find("does not match its caps (64x48 I420"), std::string::npos)
+  EXPECT_NE(posted.text().find("places plane 1 of a 64x48 I420 frame"), std::string::npos)
       << posted.text();
+}
+
+// A 64x48 GRAY8 buffer of exactly 3072 bytes whose meta puts its one plane elsewhere: each
+// layout would read or write outside the buffer (or alias rows) and is refused, naming the
+// plane and the sizes.
+TEST_F(BadBuffer, VideoMetaPlanesOutsideTheBufferOrWithBadStridesAreRefused) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY8, 64, 48);
+  harness.set_caps(info);
+  struct Layout {
+    gsize offset;
+    gint stride;
+    const char *says;
+  };
+  for (const Layout &layout :
+       {Layout{0, 65, "at bytes 0 to 3119 (stride 65)"},
+        Layout{0, 4096, "at bytes 0 to 192576 (stride 4096)"},
+        Layout{3071, 64, "at bytes 3071 to 6143 (stride 64)"},
+        Layout{0, -64, "a stride of -64 bytes"}, Layout{0, 0, "a stride of 0 bytes"},
+        Layout{0, 32, "a stride of 32 bytes, but its rows are 64"}}) {
+    SCOPED_TRACE(layout.says);
+    GstBuffer *input = gst_buffer_new_allocate(nullptr, 3072, nullptr);
+    gsize offsets[1] = {layout.offset};
+    gint strides[1] = {layout.stride};
+    gst_buffer_add_video_meta_full(input, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_FORMAT_GRAY8, 64, 48,
+                                   1, offsets, strides);
+    EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
+    const PostedError posted(bus);
+    ASSERT_NE(posted.error, nullptr);
+    EXPECT_TRUE(g_error_matches(posted.error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
+    EXPECT_NE(posted.text().find("plane 0 of a 64x48 GRAY8 frame"), std::string::npos)
+        << posted.text();
+    EXPECT_NE(posted.text().find(layout.says), std::string::npos) << posted.text();
+    if (layout.stride >= 64) {
+      EXPECT_NE(posted.text().find("the buffer holds 3072 bytes"), std::string::npos)
+          << posted.text();
+    }
+  }
 }
 
 // GLib criticals from any library, counted while a test runs.
