@@ -26,9 +26,9 @@ struct Items {
 };
 
 // A thread's walk over the items first, first + stride, ... as (row, chunk) positions: each step
-// is an add and a compare. Finding the row of every item with a 64-bit division cost 7-9% of
-// the kernel's time (H100, same run: 4K uniform 18.9 -> 17.3 us, natural 14.6 -> 13.6 us). The
-// separate kernels keep their division: at about one item per thread there is nothing to save.
+// is an add and a compare, where finding the row of every item with a 64-bit division is a
+// visible share of the kernel's time (bench/README.md, "Engine design choices"). The separate
+// kernels keep their division: at about one item per thread there is nothing to save.
 struct ItemCursor {
   int y = 0, c = 0;
   int rows_step = 0, chunks_step = 0, per_row = 0;

@@ -17,8 +17,8 @@
 // keep both directions of PCIe busy. Frame n goes to slot n % depth. The ring takes twice as
 // many frames as it has slots (capacity()): a frame given to a busy slot is queued on its
 // streams behind the one there, so its upload starts the moment the slot can take it, with no
-// host round trip in between (on the H100 that round trip, the event reaching the host and the
-// next copy issued, took 8-10 us of every frame at depth 2: bench/README.md).
+// host round trip in between (that round trip costs a visible share of every frame at depth 2:
+// bench/README.md, "Engine design choices").
 //
 // One thread may submit while another waits (the cudahisteq element's streaming and output
 // threads); init, discard and destruction need the ring to themselves.
@@ -27,8 +27,8 @@
 // it to and from the slot's device planes around the kernels (the default), or the default
 // kernels read and write the pinned host plane themselves (zero-copy, on the slot's first
 // stream, its input plane as their staging; rows that are not 16-byte aligned take the copy
-// engines). On the H100 the copy engines win from depth 2 on: the SMs' own PCIe reads and
-// writes barely overlap with traffic the other way (bench/README.md).
+// engines). The copy engines are the default because the SMs' own PCIe reads and writes barely
+// overlap with traffic the other way (bench/README.md).
 // Pageable src/dst are staged through pinned buffers (a CPU copy each way).
 //
 // The stream's history (smoothing, scene cuts) passes from frame to frame in submit order,

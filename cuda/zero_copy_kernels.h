@@ -12,12 +12,11 @@
 //                     host destination.
 //
 // Each launch takes about half of the blocks the device holds at once, so in a ring the next
-// frame's upload_and_count can run beside this frame's map_to_host. On the H100 that gains
-// little: the SMs' own PCIe reads and writes reach the copy engines' speed one direction at a
-// time (4K, one frame after another: 337 us against 330 with DMA copies), but barely overlap
-// with traffic the other way, whether the SMs' or a copy engine's (4K depth 2: 281 us against
-// 177). So StreamRing copies by default and offers this as a variant for the benchmark
-// (bench/README.md has the measurements).
+// frame's upload_and_count can run beside this frame's map_to_host. That gains little: the SMs'
+// own PCIe reads and writes reach the copy engines' speed one direction at a time but barely
+// overlap with traffic the other way, whether the SMs' or a copy engine's. So StreamRing
+// copies by default and offers this as a variant for the benchmark (bench/README.md, "Engine
+// design choices", has the measurements).
 
 #include <cstdint>
 
