@@ -45,15 +45,7 @@ void ToneMap::equalize(const std::uint64_t *source, const Params &params, Output
     for (int v = 0; v < n; ++v) clipped_[v] = clipped_bin(source[v], v, spread);
     counts = clipped_.data();
   }
-  std::uint64_t total = 0;
-  for (int v = 0; v < n; ++v) total += counts[v];
-  std::uint64_t cdf = 0;
-  std::uint64_t cdf_min = 0;
-  for (int v = 0; v < n; ++v) {
-    cdf += counts[v];
-    if (cdf_min == 0) cdf_min = cdf;
-    levels_[v] = equalized_level(std::uint32_t(v), cdf, cdf_min, total, range);
-  }
+  build_equalization_lut(counts, n, range, levels_.data());
 }
 
 template <typename Sample>

@@ -227,10 +227,11 @@ static void gst_hist_eq_base_class_init(GstHistEqBaseClass *klass) {
                           0.0, histeq::kMaxSmoothing, defaults.smoothing, flags));
   g_object_class_install_property(
       gobject_class, PROP_SCENE_THRESHOLD,
-      g_param_spec_double("scene-threshold", "Scene threshold",
-                          "Total variation distance between a frame's histogram and the "
-                          "average above which the average restarts from that frame (a cut)",
-                          0.0, 1.0, defaults.scene_threshold, flags));
+      g_param_spec_double(
+          "scene-threshold", "Scene threshold",
+          "Total variation distance, over 16 tonal bands, between a frame's histogram and the "
+          "average above which the average restarts from that frame (a cut)",
+          0.0, 1.0, defaults.scene_threshold, flags));
   g_object_class_install_property(
       gobject_class, PROP_POST_MESSAGES,
       g_param_spec_boolean("post-messages", "Post messages",
