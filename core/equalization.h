@@ -50,17 +50,21 @@ HISTEQ_HOST_DEVICE inline std::uint32_t equalized_level(std::uint32_t level, std
   return range.lo + (scaled >= float(span) ? span : std::uint32_t(scaled));
 }
 
-// Builds the whole LUT from a histogram of `levels` bins (levels = 2^bits).
+// Builds the whole LUT from a histogram of `levels` bins (levels = 2^bits). cdf_min is known
+// before the first level, as the kernels know it: every entry, absent levels' too, is the one
+// they compute, and the LUT never decreases (a single-level frame is the identity throughout).
 template <typename Sample>
 void build_equalization_lut(const std::uint64_t *histogram, int levels, OutputRange range,
                             Sample *lut) {
   std::uint64_t total = 0;
-  for (int v = 0; v < levels; ++v) total += histogram[v];
-  std::uint64_t cdf = 0;
   std::uint64_t cdf_min = 0;
   for (int v = 0; v < levels; ++v) {
+    total += histogram[v];
+    if (cdf_min == 0) cdf_min = histogram[v];
+  }
+  std::uint64_t cdf = 0;
+  for (int v = 0; v < levels; ++v) {
     cdf += histogram[v];
-    if (cdf_min == 0) cdf_min = cdf;
     lut[v] = Sample(equalized_level(std::uint32_t(v), cdf, cdf_min, total, range));
   }
 }

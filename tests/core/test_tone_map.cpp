@@ -296,3 +296,25 @@ TEST(CpuEqualizer, AppliesTheToneMapsLutAndReportsTheHistogram) {
   const Lut lut = tone_lut(tone, h, params, limited_range(8), true);
   for (std::size_t i = 0; i < pixels.size(); ++i) ASSERT_EQ(frame[i], lut[pixels[i]]) << i;
 }
+
+// Levels absent from the histogram get the entries the kernels give them (the CPU and GPU LUTs
+// agree everywhere, not only where pixels are), and the LUT never decreases: with smoothing,
+// a frame's pixel can sit on a level the smoothed histogram rounds to zero.
+TEST(ToneMap, AbsentLevelsMatchTheKernelsAndTheLutNeverDecreases) {
+  Histogram single{};
+  single[7] = 1;
+  for (OutputRange range : {full_range(8), limited_range(8)}) {
+    const Lut lut = classic_lut(single, range);
+    for (int v = 0; v < 256; ++v) EXPECT_EQ(lut[std::size_t(v)], v) << "single level: identity";
+  }
+  Histogram two{};
+  two[40] = 3;
+  two[90] = 5;
+  Settings s;
+  s.strength = 0.24;
+  for (OutputRange range : {full_range(8), limited_range(8)}) {
+    ToneMap tone(256);
+    const Lut lut = tone_lut(tone, two, to_params(s), range);
+    for (int v = 1; v < 256; ++v) EXPECT_GE(lut[std::size_t(v)], lut[std::size_t(v - 1)]) << v;
+  }
+}
