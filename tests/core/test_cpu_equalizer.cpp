@@ -164,6 +164,9 @@ namespace {
 // ones it can, equalizes with them, and no exception escapes. In a child process, so the limit
 // stays there.
 TEST(RowPoolDeathTest, ThreadsThatCannotStartAreLeftOut) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan's shadow memory does not fit under an address-space limit";
+#endif
   ::testing::FLAGS_gtest_death_test_style = "threadsafe";
   EXPECT_EXIT(equalize_under_an_address_space_limit(), ::testing::ExitedWithCode(0), "");
 }

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// libFuzzer harness over the core: a short stream of frames of any size, stride and content,
+// with any options, through CpuEqualizer. Every frame's output must be the input mapped through
+// the LUT ToneMap builds for it with the same history, stay inside [min(v, lo), max(v, hi)],
+// leave the row padding alone, and the LUT must never decrease.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "cpu_equalizer.h"
+#include "params.h"
+#include "tone_map.h"
+
+namespace {
+
+// Reads the fuzzer's bytes front to back; zeros once they run out.
+class Bytes {
+ public:
+  Bytes(const std::uint8_t *data, std::size_t size) : data_(data), size_(size) {}
+  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
+  std::uint16_t word() { return std::uint16_t(byte() | byte() << 8); }
+  double fraction() { return word() / 65535.0; }
+  std::size_t left() const { return size_ - std::min(at_, size_); }
+  const std::uint8_t *rest() const { return data_ + std::min(at_, size_); }
+
+ private:
+  const std::uint8_t *data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+// Aborts with the line of the failed invariant, so a crash names what broke.
+#define CHECK(condition)                                                                \
+  do {                                                                                  \
+    if (!(condition)) {                                                                 \
+      std::fprintf(stderr, "core_fuzzer: %s failed (line %d)\n", #condition, __LINE__); \
+      std::abort();                                                                     \
+    }                                                                                   \
+  } while (0)
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+  Bytes in(data, size);
+  const int width = 1 + in.byte() % 97;
+  const int height = 1 + in.byte() % 61;
+  const int padding = in.byte() % 19;
+  const bool limited = in.byte() & 1;
+  const unsigned threads = 1 + in.byte() % 3;
+  histeq::Settings settings;
+  settings.strength = in.fraction();
+  settings.clip_limit = (in.byte() & 1) ? in.fraction() * 50 : 0;
+  settings.smoothing = (in.byte() & 1) ? in.fraction() * 40 : 0;
+  settings.scene_threshold = in.fraction();
+  settings.statistics = in.byte() & 1;
+  const histeq::Params params = histeq::to_params(settings);
+  const histeq::OutputRange range = limited ? histeq::limited_range(8) : histeq::full_range(8);
+  const int frames = 1 + in.byte() % 3;
+
+  histeq::CpuEqualizer equalizer(threads);
+  histeq::ToneMap reference(256);
+  const std::size_t stride = std::size_t(width + padding);
+  for (int f = 0; f < frames; ++f) {
+    std::vector<std::uint8_t> plane(stride * std::size_t(height), 0xA5);
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) plane[std::size_t(y) * stride + std::size_t(x)] = in.byte();
+    const std::vector<std::uint8_t> before = plane;
+    const bool reset = f == 0 || (in.byte() & 7) == 0;
+    equalizer.equalize(histeq::LumaPlane8{plane.data(), width, height, std::ptrdiff_t(stride)},
+                       range, params, reset);
+
+    histeq::LumaHistogram8 histogram{};
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) histogram[before[std::size_t(y) * stride + std::size_t(x)]]++;
+    CHECK(histogram == equalizer.histogram());
+    std::uint8_t lut[256];
+    const bool restarted = reference.build(histogram.data(), params, range, reset, lut);
+    CHECK(restarted == equalizer.restarted());
+    for (int v = 1; v < 256; ++v) CHECK(lut[v] >= lut[v - 1]);
+    for (int y = 0; y < height; ++y) {
+      for (std::size_t x = 0; x < stride; ++x) {
+        const std::size_t i = std::size_t(y) * stride + x;
+        if (x >= std::size_t(width)) {
+          CHECK(plane[i] == before[i]);
+          continue;
+        }
+        const std::uint32_t v = before[i];
+        CHECK(plane[i] == lut[v]);
+        CHECK(plane[i] >= std::min(v, range.lo) && plane[i] <= std::max(v, range.hi));
+      }
+    }
+  }
+  return 0;
+}
