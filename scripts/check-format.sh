@@ -3,7 +3,7 @@
 # Fails, listing the files, when any C++/CUDA source differs from the root .clang-format style.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t sources < <(find core cuda plugin tests bench \
+mapfile -t sources < <(find core cuda plugin tests bench fuzz \
     -name '*.h' -o -name '*.cpp' -o -name '*.cu' -o -name '*.cuh' | sort)
 unformatted=()
 for f in "${sources[@]}"; do
