@@ -16,7 +16,7 @@ cudaError_t DeviceHistory::init() {
   HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
   HISTEQ_CUDA_TRY(
       cudaMalloc(reinterpret_cast<void **>(&d_buffers_), 2 * kLevels * sizeof(*d_buffers_)));
-  valid_ = false;
+  valid_ = recorded_ = false;
   return cudaSuccess;
 }
 
@@ -28,10 +28,8 @@ cudaError_t DeviceHistory::attach(cudaStream_t stream, DeviceTone *tone) {
     valid_ = false;
     return cudaSuccess;
   }
-  if (valid_) {
-    tone->d_history_in = d_buffers_ + current_ * kLevels;
-    HISTEQ_CUDA_TRY(cudaStreamWaitEvent(stream, written_, 0));
-  }
+  if (recorded_) HISTEQ_CUDA_TRY(cudaStreamWaitEvent(stream, written_, 0));
+  if (valid_) tone->d_history_in = d_buffers_ + current_ * kLevels;
   tone->d_history_out = d_buffers_ + (1 - current_) * kLevels;
   return cudaSuccess;
 }
@@ -40,7 +38,7 @@ cudaError_t DeviceHistory::attached(cudaStream_t stream, const DeviceTone &tone)
   if (!tone.params.keep_history) return cudaSuccess;
   HISTEQ_CUDA_TRY(cudaEventRecord(written_, stream));
   current_ = 1 - current_;
-  valid_ = true;
+  valid_ = recorded_ = true;
   return cudaSuccess;
 }
 

@@ -4,14 +4,16 @@
 // A stream's smoothed histogram on the device, handed from each frame's kernels to the next
 // frame's in frame order, whichever streams they run on:
 //
-//   DeviceTone tone{params};
-//   history.attach(stream, reset, &tone);   // orders `stream` behind the frame before
+//   DeviceTone tone;  tone.params = params;  tone.reset = reset;
+//   history.attach(stream, &tone);     // orders `stream` behind the last frame that kept it
 //   ...launch the frame's kernels with tone...
-//   history.attached(stream);               // marks where this frame's history is complete
+//   history.attached(stream, tone);    // marks where this frame's history is complete
 //
 // Two buffers: a frame reads the one its predecessor wrote and writes the other, so the blocks
-// of one kernel never read what another block of it writes. Only the kernels' LUT step waits
-// for the frame before; uploads of later frames still overlap. One submitting thread.
+// of one kernel never read what another block of it writes. A frame's kernels wait for the last
+// kernels that wrote a buffer, even after frames that kept no history (the buffer it writes may
+// still be some earlier frame's input); its upload, enqueued before, still overlaps. One
+// submitting thread.
 
 #include <cuda_runtime_api.h>
 
@@ -41,7 +43,8 @@ class DeviceHistory {
  private:
   unsigned long long *d_buffers_ = nullptr;  // 2 x 256
   int current_ = 0;                          // the buffer the last frame wrote
-  bool valid_ = false;
+  bool valid_ = false;                       // current_ holds the history of the frame just before
+  bool recorded_ = false;          // written_ marks the kernels of the last frame that kept it
   cudaEvent_t written_ = nullptr;  // recorded after the last frame that kept the history
 };
 

@@ -135,25 +135,22 @@ static GstFlowReturn gst_cuda_hist_eq_use_device(GstCudaHistEq *self) {
 }
 
 // Waits until the GPU is done with the oldest frame of its kind (in the ring, or in CUDA
-// memory), then unmaps it.
-static GstFlowReturn gst_cuda_hist_eq_finish(GstCudaHistEq *self, PendingFrame &pending) {
+// memory), then unmaps it; `report` gets what the GPU says of it.
+static GstFlowReturn gst_cuda_hist_eq_finish(GstCudaHistEq *self, PendingFrame &pending,
+                                             histeq::cuda::FrameReport *report) {
   CudaHistEqState &state = *self->state;
   GstFlowReturn ret = GST_FLOW_OK;
-  histeq::cuda::FrameReport report;
   if (pending.in_cuda_memory) {
-    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self), &report);
+    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self), report);
   } else {
     // The ring hands the frame back whatever happens, so that it stays in step with the queue.
     ret = gst_cuda_hist_eq_use_device(self);
-    const cudaError_t status = state.ring->wait(nullptr, &report);
+    const cudaError_t status = state.ring->wait(nullptr, report);
     if (status != cudaSuccess && ret == GST_FLOW_OK)
       ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
   }
   state.output.notify();
   gst_cuda_hist_eq_unmap(pending);
-  if (ret == GST_FLOW_OK)
-    gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), pending.settings, report.histogram,
-                                     histeq::kLevels8, report.restarted != 0);
   return ret;
 }
 
@@ -169,7 +166,12 @@ static void gst_cuda_hist_eq_output_loop(gpointer data) {
     gst_pad_pause_task(GST_BASE_TRANSFORM_SRC_PAD(self));
     return;
   }
-  GstFlowReturn ret = pending.done ? GST_FLOW_OK : gst_cuda_hist_eq_finish(self, pending);
+  histeq::cuda::FrameReport report;
+  GstFlowReturn ret = pending.done ? GST_FLOW_OK : gst_cuda_hist_eq_finish(self, pending, &report);
+  // Statistics only for frames that go out: a flush drops the others unseen.
+  if (ret == GST_FLOW_OK && deliver && !pending.done)
+    gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), pending.settings, report.histogram,
+                                     histeq::kLevels8, report.restarted != 0);
   if (ret == GST_FLOW_OK && deliver) {
     GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " out",
                    GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)));
@@ -308,14 +310,24 @@ static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCuda
   return state.cuda_frames.use_context(GST_ELEMENT(self), owner) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
-// The frame's settings from the base class; a frame on the other path than the last one
-// restarts the history (each path keeps its own).
+// After a QoS drop the next frame out is marked DISCONT (writable `buffer`). Marked after the
+// frame's settings are taken: upstream's DISCONT restarts the history, a drop of ours does not,
+// as in histeq, where the base class marks its output.
+static void gst_cuda_hist_eq_mark_discont(GstCudaHistEq *self, GstBuffer *buffer) {
+  if (!self->state->discont_after_drop) return;
+  GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DISCONT);
+  self->state->discont_after_drop = false;
+}
+
+// The frame's settings from the base class (`buffer` writable); a frame on the other path than
+// the last one restarts the history (each path keeps its own).
 static HistEqFrame gst_cuda_hist_eq_begin_frame(GstCudaHistEq *self, GstBuffer *buffer,
                                                 bool in_cuda_memory) {
   CudaHistEqState &state = *self->state;
   HistEqFrame frame = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
   frame.reset = frame.reset || in_cuda_memory != state.last_in_cuda_memory;
   state.last_in_cuda_memory = in_cuda_memory;
+  gst_cuda_hist_eq_mark_discont(self, buffer);
   return frame;
 }
 
@@ -447,17 +459,14 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   const GstClockTime end = gst_cuda_hist_eq_frame_end(input);
   if (GST_CLOCK_TIME_IS_VALID(end) && trans->segment.format == GST_FORMAT_TIME)
     trans->segment.position = end;
-  if (state.discont_after_drop) {
-    input = gst_buffer_make_writable(input);
-    GST_BUFFER_FLAG_SET(input, GST_BUFFER_FLAG_DISCONT);
-    state.discont_after_drop = false;
-  }
 
   // At strength 0 (and nothing to keep) frames pass untouched, behind the ones in flight.
   gst_hist_eq_base_prepare(GST_HIST_EQ_BASE(self), input);
   if (GST_BUFFER_FLAG_IS_SET(input, GST_BUFFER_FLAG_GAP) ||
       gst_base_transform_is_passthrough(trans)) {
     PendingFrame untouched;
+    if (state.discont_after_drop) input = gst_buffer_make_writable(input);
+    gst_cuda_hist_eq_mark_discont(self, input);
     untouched.buffer = input;
     untouched.done = true;
     state.output.append(untouched);
@@ -823,6 +832,8 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   trans_class->stop = gst_cuda_hist_eq_stop;
   trans_class->transform = nullptr;
   trans_class->transform_ip = nullptr;
+  // Its own submit prepares each frame, after renegotiation and QoS.
+  trans_class->before_transform = nullptr;
   trans_class->submit_input_buffer = gst_cuda_hist_eq_submit_input_buffer;
   trans_class->generate_output = gst_cuda_hist_eq_generate_output;
   trans_class->sink_event = gst_cuda_hist_eq_sink_event;

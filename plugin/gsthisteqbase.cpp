@@ -32,8 +32,7 @@ struct GstHistEqBasePrivate {
   HistEqBaseState *state;
 };
 
-G_DEFINE_ABSTRACT_TYPE_WITH_CODE(GstHistEqBase, gst_hist_eq_base, GST_TYPE_VIDEO_FILTER,
-                                 G_ADD_PRIVATE(GstHistEqBase))
+G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstHistEqBase, gst_hist_eq_base, GST_TYPE_VIDEO_FILTER)
 
 namespace {
 
@@ -51,9 +50,11 @@ void gst_hist_eq_base_restart_history(GstHistEqBase *base) {
 
 void gst_hist_eq_base_prepare(GstHistEqBase *base, GstBuffer *buffer) {
   GstBaseTransform *trans = GST_BASE_TRANSFORM(base);
-  const GstClockTime stream_time =
-      gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buffer));
-  if (GST_CLOCK_TIME_IS_VALID(stream_time)) gst_object_sync_values(GST_OBJECT(base), stream_time);
+  if (trans->segment.format == GST_FORMAT_TIME) {
+    const GstClockTime stream_time =
+        gst_segment_to_stream_time(&trans->segment, GST_FORMAT_TIME, GST_BUFFER_PTS(buffer));
+    if (GST_CLOCK_TIME_IS_VALID(stream_time)) gst_object_sync_values(GST_OBJECT(base), stream_time);
+  }
   GST_OBJECT_LOCK(base);
   HistEqBaseState &state = state_of(base);
   const histeq::Params params = histeq::to_params(state.settings);

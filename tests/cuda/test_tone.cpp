@@ -183,8 +183,9 @@ class RingHistory : public ::testing::TestWithParam<int> {
 // Frames of a drifting clip with smoothing, in pinned memory, through the ring: each frame's
 // output and report equal the CPU core's for the frames before it in submit order. A ring that
 // let a slot's previous frame (n - depth) stand in for frame n - 1 fails here from depth 2 on.
-// The settings change mid-clip (strength ramps, smoothing switches off and back on), as a
-// controller or a user would change them while playing.
+// The settings change mid-clip (strength ramps, smoothing and statistics switch off and back
+// on), as a controller or a user would change them while playing: the frame after the pause
+// writes the buffer an earlier frame, on another slot, may still be reading.
 TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
   const int depth = GetParam();
   constexpr int kWidth = 641, kHeight = 361, kFrames = 24;
@@ -192,7 +193,8 @@ TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
   const auto clip = make_clip(kWidth, kHeight, kFrames);
   std::vector<histeq::Params> params;
   for (int i = 0; i < kFrames; ++i) {
-    Settings s = with(0.5 + 0.5 * i / kFrames, 2, i >= 15 && i < 17 ? 0 : 8, 0.25, true);
+    const bool off = i >= 15 && i < 17;  // no history kept: the next frame starts afresh
+    Settings s = with(0.5 + 0.5 * i / kFrames, 2, off ? 0 : 8, 0.25, !off);
     params.push_back(histeq::to_params(s));
   }
   // The CPU core, frame by frame.
