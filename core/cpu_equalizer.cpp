@@ -45,8 +45,12 @@ const std::array<std::uint8_t, kLevels8> &CpuEqualizer::equalize(LumaPlane8 plan
     for (int v = 0; v < kLevels8; ++v) histogram_[v] += band_histograms_[b][v];
   }
   restarted_ = tone_.build(histogram_.data(), params, range, reset, lut_.data());
-  pool_->run(bands, plane.height,
-             [&](unsigned, int begin, int end) { apply_lut(plane, begin, end, lut_.data()); });
+  // An identity LUT (a frame of one level, strength 0) leaves the plane as it is: no pass.
+  bool identity = true;
+  for (int v = 0; v < kLevels8 && identity; ++v) identity = lut_[std::size_t(v)] == v;
+  if (!identity)
+    pool_->run(bands, plane.height,
+               [&](unsigned, int begin, int end) { apply_lut(plane, begin, end, lut_.data()); });
   return lut_;
 }
 
