@@ -6,7 +6,10 @@
 namespace histeq {
 
 ToneMap::ToneMap(int bins)
-    : smoothed_(std::size_t(bins)), clipped_(std::size_t(bins)), levels_(std::size_t(bins)) {}
+    : normalized_(std::size_t(bins)),
+      smoothed_(std::size_t(bins)),
+      clipped_(std::size_t(bins)),
+      levels_(std::size_t(bins)) {}
 
 const std::uint64_t *ToneMap::follow(const std::uint64_t *counts, const Params &params, bool reset,
                                      bool *restarted) {
@@ -19,14 +22,16 @@ const std::uint64_t *ToneMap::follow(const std::uint64_t *counts, const Params &
   std::uint64_t total = 0;
   for (int v = 0; v < n; ++v) total += counts[v];
   std::int64_t bands[kSceneBands] = {};
-  for (int v = 0; v < n; ++v)
-    bands[scene_band(v, n)] += bin_difference(normalized_bin(counts[v], total), smoothed_[v]);
+  for (int v = 0; v < n; ++v) {
+    normalized_[v] = normalized_bin(counts[v], total);
+    bands[scene_band(v, n)] += bin_difference(normalized_[v], smoothed_[v]);
+  }
   std::uint64_t distance = 0;
   for (std::int64_t band : bands) distance += band_distance(band);
   *restarted = reset || !has_history_ || is_scene_cut(distance, params.scene_threshold);
   for (int v = 0; v < n; ++v) {
-    const std::uint64_t now = normalized_bin(counts[v], total);
-    smoothed_[v] = *restarted ? now : smoothed_bin(smoothed_[v], now, params.history_weight);
+    smoothed_[v] = *restarted ? normalized_[v]
+                              : smoothed_bin(smoothed_[v], normalized_[v], params.history_weight);
   }
   has_history_ = true;
   return *restarted || params.history_weight == 0 ? counts : smoothed_.data();

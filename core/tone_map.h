@@ -42,6 +42,7 @@ class ToneMap {
   // Steps 3 and 4 (clip and classic) into levels_.
   void equalize(const std::uint64_t *source, const Params &params, OutputRange range);
 
+  std::vector<std::uint64_t> normalized_;  // this frame's histogram, Q30
   std::vector<std::uint64_t> smoothed_;
   std::vector<std::uint64_t> clipped_;
   std::vector<std::uint32_t> levels_;

@@ -86,11 +86,6 @@ std::vector<GstBuffer *> run_frames(const std::string &element, const GstVideoIn
   return out;
 }
 
-void unref_all(std::vector<GstBuffer *> &buffers) {
-  for (GstBuffer *b : buffers) gst_buffer_unref(b);
-  buffers.clear();
-}
-
 // The minimum latency the element reports to a query from downstream.
 GstClockTime reported_latency(GstHarness *h) {
   GstQuery *query = gst_query_new_latency();

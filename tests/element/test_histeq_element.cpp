@@ -23,11 +23,6 @@ struct Harness {
   }
 };
 
-histeq::OutputRange range_of(const GstVideoInfo &info) {
-  return info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
-                                                                : histeq::full_range(8);
-}
-
 // Pushes `input` (taking the reference the caller passes) and checks the output against the
 // core: luma equalized, chroma and every padding byte as they were.
 void expect_equalized(Harness &harness, const GstVideoInfo &info, GstBuffer *input) {

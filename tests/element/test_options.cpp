@@ -44,11 +44,6 @@ std::string unavailable(const std::string &element) {
     if (!reason.empty()) GTEST_SKIP() << (element) << ": " << reason; \
   } while (0)
 
-histeq::OutputRange range_of(const GstVideoInfo &info) {
-  return info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
-                                                                : histeq::full_range(8);
-}
-
 // Maps the luma of a frame of `info` through level -> clamp(level * gain / 4 + offset): a
 // scene of another brightness and contrast, for cuts.
 void relight(const GstVideoInfo &info, GstBuffer *buffer, int gain, int offset) {
@@ -76,11 +71,6 @@ std::vector<GstBuffer *> make_clip(const GstVideoInfo &info, int count, unsigned
     clip.push_back(buffer);
   }
   return clip;
-}
-
-void unref_all(std::vector<GstBuffer *> &buffers) {
-  for (GstBuffer *b : buffers) gst_buffer_unref(b);
-  buffers.clear();
 }
 
 // What the core makes of the clip's luma with one set of settings, the history restarting at

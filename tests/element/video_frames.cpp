@@ -102,3 +102,13 @@ std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &l
   equalizer.equalize(histeq::LumaPlane8{out.data(), width, height, width}, range);
   return out;
 }
+
+histeq::OutputRange range_of(const GstVideoInfo &info) {
+  return info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
+                                                                : histeq::full_range(8);
+}
+
+void unref_all(std::vector<GstBuffer *> &buffers) {
+  for (GstBuffer *b : buffers) gst_buffer_unref(b);
+  buffers.clear();
+}

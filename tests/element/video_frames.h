@@ -26,6 +26,12 @@ std::vector<std::vector<std::uint8_t>> visible_planes(const GstVideoInfo &info, 
 // and the tail, in buffer order. Empty when the buffer cannot be mapped as `info`.
 std::vector<std::uint8_t> padding_bytes(const GstVideoInfo &info, GstBuffer *buffer);
 
+// The output range the caps' colorimetry asks for (limited for 16_235, else full).
+histeq::OutputRange range_of(const GstVideoInfo &info);
+
+// Unrefs every buffer and empties the vector.
+void unref_all(std::vector<GstBuffer *> &buffers);
+
 // The luma plane (tightly packed) after the core equalizes it.
 std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &luma, int width,
                                               int height, histeq::OutputRange range);
