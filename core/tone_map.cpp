@@ -11,19 +11,20 @@ ToneMap::ToneMap(int bins)
       clipped_(std::size_t(bins)),
       levels_(std::size_t(bins)) {}
 
-const std::uint64_t *ToneMap::follow(const std::uint64_t *counts, const Params &params, bool reset,
-                                     bool *restarted) {
+ToneMap::Source ToneMap::follow(const std::uint64_t *counts, const Params &params, bool reset,
+                                bool *restarted) {
   *restarted = false;
-  if (!params.keep_history) {
-    has_history_ = false;
-    return counts;
-  }
   const int n = bins();
   std::uint64_t total = 0;
   for (int v = 0; v < n; ++v) total += counts[v];
+  if (!params.keep_history) {
+    has_history_ = false;
+    return {counts, total};
+  }
+  const std::uint64_t scale = bin_scale(total);
   std::int64_t bands[kSceneBands] = {};
   for (int v = 0; v < n; ++v) {
-    normalized_[v] = normalized_bin(counts[v], total);
+    normalized_[v] = normalized_bin(counts[v], scale);
     bands[scene_band(v, n)] += bin_difference(normalized_[v], smoothed_[v]);
   }
   std::uint64_t distance = 0;
@@ -34,20 +35,19 @@ const std::uint64_t *ToneMap::follow(const std::uint64_t *counts, const Params &
                               : smoothed_bin(smoothed_[v], normalized_[v], params.history_weight);
   }
   has_history_ = true;
-  return *restarted || params.history_weight == 0 ? counts : smoothed_.data();
+  if (*restarted || params.history_weight == 0) return {counts, total};
+  return {smoothed_.data(), kUnitQ30};
 }
 
-void ToneMap::equalize(const std::uint64_t *source, const Params &params, OutputRange range) {
+void ToneMap::equalize(const Source &source, const Params &params, OutputRange range) {
   const int n = bins();
-  const std::uint64_t *counts = source;
+  const std::uint64_t *counts = source.bins;
   if (params.clip_limit) {
-    std::uint64_t total = 0;
-    for (int v = 0; v < n; ++v) total += source[v];
-    const std::uint64_t ceiling = clip_ceiling(total, params.clip_limit, n);
+    const std::uint64_t ceiling = clip_ceiling(source.total, params.clip_limit, n);
     std::uint64_t excess = 0;
-    for (int v = 0; v < n; ++v) excess += clip_excess(source[v], ceiling);
+    for (int v = 0; v < n; ++v) excess += clip_excess(counts[v], ceiling);
     const ClipSpread spread = clip_spread(ceiling, excess, n);
-    for (int v = 0; v < n; ++v) clipped_[v] = clipped_bin(source[v], v, spread);
+    for (int v = 0; v < n; ++v) clipped_[v] = clipped_bin(counts[v], v, spread);
     counts = clipped_.data();
   }
   build_equalization_lut(counts, n, range, levels_.data());
@@ -57,8 +57,7 @@ template <typename Sample>
 bool ToneMap::build(const std::uint64_t *counts, const Params &params, OutputRange range,
                     bool reset, Sample *lut) {
   bool restarted = false;
-  const std::uint64_t *source = follow(counts, params, reset, &restarted);
-  equalize(source, params, range);
+  equalize(follow(counts, params, reset, &restarted), params, range);
   for (int v = 0; v < bins(); ++v)
     lut[v] = Sample(blended_level(std::uint32_t(v), levels_[v], params.strength));
   return restarted;

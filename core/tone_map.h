@@ -36,11 +36,15 @@ class ToneMap {
   bool has_history() const { return has_history_; }
 
  private:
-  // Steps 1 and 2: returns the histogram the LUT is built from.
-  const std::uint64_t *follow(const std::uint64_t *counts, const Params &params, bool reset,
-                              bool *restarted);
+  // The histogram the LUT is built from and its nominal total (tone_steps.h, step 3).
+  struct Source {
+    const std::uint64_t *bins;
+    std::uint64_t total;
+  };
+  // Steps 1 and 2.
+  Source follow(const std::uint64_t *counts, const Params &params, bool reset, bool *restarted);
   // Steps 3 and 4 (clip and classic) into levels_.
-  void equalize(const std::uint64_t *source, const Params &params, OutputRange range);
+  void equalize(const Source &source, const Params &params, OutputRange range);
 
   std::vector<std::uint64_t> normalized_;  // this frame's histogram, Q30
   std::vector<std::uint64_t> smoothed_;

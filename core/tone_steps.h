@@ -15,9 +15,12 @@
 //              otherwise s = s * w + p * (1 - w) (smoothed_bin).
 //  2. source   the frame's own counts when its LUT owes nothing to the history (w == 0 or a
 //              restart: so the defaults stay OpenCV's equalizeHist exactly), else s.
-//  3. clip     OpenCV's clipping: limit = max(1, floor(clip * total / bins)); every bin is cut
-//              to the limit and the excess spread evenly, the remainder one by one from bin 0
-//              in steps of max(bins / remainder, 1) (clipped_bin).
+//  3. clip     OpenCV's clipping: limit = max(1, floor(clip * T / bins)); every bin is cut to
+//              the limit and the excess spread evenly, the remainder one by one from bin 0 in
+//              steps of max(bins / remainder, 1) (clipped_bin). T is the source's nominal
+//              total: N for the frame's counts, kUnitQ30 for the smoothed histogram (whose sum
+//              differs from it by rounding alone), so the limit is known before the source is
+//              summed. Clipping keeps the source's sum.
 //  4. classic  lut[v] = equalized_level(v, cdf(v), cdf_min, total) (equalization.h).
 //  5. strength lut[v] = v + (lut[v] - v) * strength, rounded half up (blended_level).
 
@@ -33,8 +36,16 @@ namespace histeq {
 // 8K frame still counts, coarse enough that sums of 2^16 bins times Q16 weights fit 64 bits.
 constexpr std::uint64_t kUnitQ30 = std::uint64_t(1) << 30;
 
-HISTEQ_HOST_DEVICE inline std::uint64_t normalized_bin(std::uint64_t count, std::uint64_t total) {
-  return total ? (count * kUnitQ30 + total / 2) / total : 0;
+// normalized_bin's multiplier for frames of `total` pixels: 2^62 / total, rounded. The one
+// division of the step, taken once per frame and, on the GPU, before the counts are known.
+HISTEQ_HOST_DEVICE inline std::uint64_t bin_scale(std::uint64_t total) {
+  return total ? ((std::uint64_t(1) << 62) + total / 2) / total : 0;
+}
+
+// count / total in Q30, rounded, within one unit of the exact quotient for frames of fewer
+// than 2^32 pixels; count <= total keeps the product below 2^63.
+HISTEQ_HOST_DEVICE inline std::uint64_t normalized_bin(std::uint64_t count, std::uint64_t scale) {
+  return (count * scale + (std::uint64_t(1) << 31)) >> 32;
 }
 
 // Scene cuts are judged on tonal bands of bins / kSceneBands levels, not on single levels: an
@@ -65,7 +76,8 @@ HISTEQ_HOST_DEVICE inline std::uint64_t smoothed_bin(std::uint64_t history, std:
   return (history * weight + now * (kQ16One - weight) + kQ16One / 2) >> 16;
 }
 
-// The largest count a bin keeps (clip_limit is Q16; bins a power of two).
+// The largest count a bin keeps (clip_limit is Q16; bins a power of two), for a source of
+// nominal total `total`.
 HISTEQ_HOST_DEVICE inline std::uint64_t clip_ceiling(std::uint64_t total, std::uint32_t clip_limit,
                                                      int bins) {
   const std::uint64_t limit = std::uint64_t(clip_limit) * total / (std::uint64_t(bins) << 16);

@@ -2,15 +2,21 @@
 #pragma once
 
 // The steps of core/tone_steps.h for one frame, run by one block with a thread per bin: the
-// same functions as the CPU's ToneMap, with its loops' sums as block reductions and its running
-// sum as a block scan (integer sums: the order does not change them). Every block of a kernel
+// same functions as the CPU's ToneMap, with its loops' sums as block sums and its running sum
+// as a block scan (integer sums: the order does not change them). Every block of a kernel
 // may run it on the same inputs and gets the same LUT; block 0 alone writes what outlives the
 // kernel (the smoothed histogram, the report, d_lut).
+//
+// It runs between the kernel's grid barrier and its mapping, where every thread of the GPU
+// waits on it, so its chain of dependent steps is kept as short as the classic LUT's: one
+// barrier for every sum the options need, then the scan. Frames have fewer than 2^32 pixels
+// (DeviceEqualizer refuses larger ones with options), so every count, Q30 fraction and sum of
+// them fits 32 bits, and the sums and the scan run on 32-bit words.
 
 #include <cstdint>
 
-#include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
+#include <cuda_pipeline.h>
 
 #include "device_tone.h"
 #include "equalization.h"
@@ -20,32 +26,63 @@
 namespace histeq::cuda {
 
 struct BlockToneScratch {
-  using Count = unsigned long long;
-  using BlockScan = cub::BlockScan<Count, kBlock, cub::BLOCK_SCAN_WARP_SCANS>;
-  using BlockReduce = cub::BlockReduce<Count, kBlock>;
-  union {
-    typename BlockScan::TempStorage scan;
-    typename BlockReduce::TempStorage reduce;
-  } cub;
-  Count broadcast[2];  // block_sum's results, alternately
-  Count cdf[kLevels];
-  int first_present;
+  using BlockScan = cub::BlockScan<unsigned, kBlock, cub::BLOCK_SCAN_WARP_SCANS>;
+  typename BlockScan::TempStorage scan;
+  unsigned warp_sums[kWarps][3];        // block_sums' per-warp partial sums
+  unsigned long long history[kLevels];  // start_block_tone's copy
+  unsigned cdf_min;
 };
 
-// The sum of every thread's `value`, in every thread; `call` counts the block's calls from 0.
-// One barrier a call: it publishes the sum and frees the reduction's storage for the next
-// call, whose sum goes to the other slot while slower threads may still read this one.
-__device__ __forceinline__ unsigned long long block_sum(unsigned long long value, int call,
-                                                        BlockToneScratch &scratch) {
-  const unsigned long long sum = BlockToneScratch::BlockReduce(scratch.cub.reduce).Sum(value);
-  if (threadIdx.x == 0) scratch.broadcast[call % 2] = sum;
+__device__ __forceinline__ bool has_history(const DeviceTone &tone) {
+  return tone.params.keep_history && tone.d_history_in && !tone.reset;
+}
+
+// Starts the copy of bin t of the history the frame follows, at the kernel's top so that its
+// latency hides behind the counting and no register holds it meanwhile. Each thread reads back
+// the bin it copied, so waiting for its own copy is enough.
+__device__ __forceinline__ void start_block_tone(const DeviceTone &tone,
+                                                 BlockToneScratch &scratch) {
+  if (has_history(tone)) {
+    __pipeline_memcpy_async(&scratch.history[threadIdx.x], &tone.d_history_in[threadIdx.x],
+                            sizeof(unsigned long long));
+  }
+  __pipeline_commit();
+}
+
+__device__ __forceinline__ unsigned warp_sum(unsigned value) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, value);
+#else
+#pragma unroll
+  for (int offset = kLanes / 2; offset > 0; offset /= 2)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+#endif
+}
+
+// The sums over the block of every thread's values[i], in every thread, behind one barrier.
+// Once per kernel: the partial sums' slots are not freed for a second call.
+template <int kValues>
+__device__ __forceinline__ void block_sums(unsigned (&values)[kValues], BlockToneScratch &scratch) {
+  static_assert(kValues <= 3, "warp_sums holds three sums");
+  const int warp = threadIdx.x / kLanes;
+#pragma unroll
+  for (int i = 0; i < kValues; ++i) {
+    const unsigned sum = warp_sum(values[i]);
+    if (threadIdx.x % kLanes == 0) scratch.warp_sums[warp][i] = sum;
+  }
   __syncthreads();
-  return scratch.broadcast[call % 2];
+#pragma unroll
+  for (int i = 0; i < kValues; ++i) {
+    values[i] = 0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) values[i] += scratch.warp_sums[w][i];
+  }
 }
 
 // Thread t's band's sum of `difference` (bands of kBlock / kSceneBands consecutive threads,
 // within one warp), in every thread of the band.
-__device__ __forceinline__ long long band_sum(long long difference) {
+__device__ __forceinline__ int band_sum(int difference) {
   constexpr int kBandLanes = kBlock / kSceneBands;
   static_assert(kBandLanes <= kLanes && kLanes % kBandLanes == 0, "a band lies within a warp");
 #pragma unroll
@@ -54,60 +91,62 @@ __device__ __forceinline__ long long band_sum(long long difference) {
   return difference;
 }
 
-// lut[t] for bin t of a frame whose bin t holds `count` pixels. Ends with a __syncthreads, so
-// the block can map with `lut` at once.
-__device__ __forceinline__ void build_block_tone_lut(unsigned long long count, OutputRange range,
+// lut[t] for bin t of a frame of `pixels` pixels whose bin t holds `count`, after
+// start_block_tone; `scale` is bin_scale(pixels), taken on the host. Whether the source of the LUT
+// is the frame's counts or the smoothed histogram is known only once the scene distance is summed,
+// so the clip excess of both is summed with it, against their nominal totals (tone_steps.h, step
+// 3), known ahead. Clipping keeps the source's sum, which the scan returns. Ends with a
+// __syncthreads, so the block can map with `lut` at once.
+__device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
+                                                     unsigned long long pixels,
+                                                     unsigned long long scale, OutputRange range,
                                                      const DeviceTone &tone, unsigned *lut,
                                                      BlockToneScratch &scratch,
                                                      std::uint8_t *d_lut) {
   const int t = threadIdx.x;
   const Params &params = tone.params;
   const bool writer = blockIdx.x == 0;
-  unsigned long long source = count;
-  bool restarted = false;
-  bool source_is_count = true;
-  unsigned long long count_total = 0;
-  int sums = 0;
+  const bool followed = has_history(tone);
+  unsigned source = unsigned(count);
+  unsigned ceiling = unsigned(clip_ceiling(pixels, params.clip_limit, kLevels));
+  unsigned now = 0;
+  unsigned smoothed = 0;
+  // The scene distance, then the clip excess of the counts and of the smoothed histogram.
+  unsigned sums[3] = {0, unsigned(clip_excess(source, ceiling)), 0};
   if (params.keep_history) {
-    const unsigned long long total = count_total = block_sum(count, sums++, scratch);
-    const unsigned long long now = normalized_bin(count, total);
-    const bool has_history = tone.d_history_in && !tone.reset;
-    const unsigned long long before = has_history ? __ldcg(&tone.d_history_in[t]) : 0;
-    const long long band = band_sum(bin_difference(now, before));
+    __pipeline_wait_prior(0);
+    const unsigned long long before = followed ? scratch.history[t] : 0;
+    now = unsigned(normalized_bin(count, scale));
+    smoothed = unsigned(smoothed_bin(before, now, params.history_weight));
+    const int band = band_sum(int(bin_difference(now, before)));
     const bool band_leader = t % (kBlock / kSceneBands) == 0;
-    const unsigned long long distance =
-        block_sum(has_history && band_leader ? band_distance(band) : 0, sums++, scratch);
-    restarted = !has_history || is_scene_cut(distance, params.scene_threshold);
-    const unsigned long long smoothed =
-        restarted ? now : smoothed_bin(before, now, params.history_weight);
+    sums[0] = followed && band_leader ? unsigned(band_distance(band)) : 0u;
+    sums[2] = unsigned(clip_excess(smoothed, clip_ceiling(kUnitQ30, params.clip_limit, kLevels)));
+  }
+  if (params.keep_history || params.clip_limit) block_sums(sums, scratch);
+  unsigned excess = sums[1];
+  if (params.keep_history) {
+    const bool restarted = !followed || is_scene_cut(sums[0], params.scene_threshold);
     if (writer) {
-      tone.d_history_out[t] = smoothed;
+      tone.d_history_out[t] = restarted ? now : smoothed;
       tone.d_report->histogram[t] = count;
       if (t == 0) tone.d_report->restarted = restarted;
     }
     if (!restarted && params.history_weight != 0) {
       source = smoothed;
-      source_is_count = false;
+      ceiling = unsigned(clip_ceiling(kUnitQ30, params.clip_limit, kLevels));
+      excess = sums[2];
     }
   }
-  if (params.clip_limit) {
-    // The frame's own counts were summed already when the history was followed.
-    const unsigned long long source_total =
-        params.keep_history && source_is_count ? count_total : block_sum(source, sums++, scratch);
-    const unsigned long long ceiling = clip_ceiling(source_total, params.clip_limit, kLevels);
-    const unsigned long long excess = block_sum(clip_excess(source, ceiling), sums++, scratch);
-    source = clipped_bin(source, t, clip_spread(ceiling, excess, kLevels));
-  }
-  if (t == 0) scratch.first_present = kLevels;
+  if (params.clip_limit)
+    source = unsigned(clipped_bin(source, t, clip_spread(ceiling, excess, kLevels)));
+  unsigned cdf = 0;
+  unsigned total = 0;
+  BlockToneScratch::BlockScan(scratch.scan).InclusiveSum(source, cdf, total);
+  // The darkest present level is the one thread whose bin is the first with any count.
+  if (source && cdf == source) scratch.cdf_min = cdf;
   __syncthreads();
-  if (source) atomicMin(&scratch.first_present, t);
-  unsigned long long cdf;
-  BlockToneScratch::BlockScan(scratch.cub.scan).InclusiveSum(source, cdf);
-  scratch.cdf[t] = cdf;
-  __syncthreads();
-  const unsigned long long total = scratch.cdf[kLevels - 1];
-  const unsigned long long cdf_min =
-      scratch.first_present < kLevels ? scratch.cdf[scratch.first_present] : 0;
+  const unsigned cdf_min = total ? scratch.cdf_min : 0u;
   const std::uint32_t level = equalized_level(std::uint32_t(t), cdf, cdf_min, total, range);
   lut[t] = blended_level(std::uint32_t(t), level, params.strength);
   if (writer) d_lut[t] = std::uint8_t(lut[t]);

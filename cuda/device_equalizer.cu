@@ -83,6 +83,9 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
   if (out.width != plane.width || out.height != plane.height ||
       (out.height > 0 && out.pitch < std::size_t(out.width)))
     return cudaErrorInvalidValue;
+  // block_tone.cuh counts in 32-bit words.
+  if (!tone.classic() && (unsigned long long)plane.width * plane.height >> 32)
+    return cudaErrorInvalidValue;
   config = resolve(config);
   unsigned long long *d_histogram = d_histograms_[current_histogram_];
   if (config.fusion == Fusion::kSingleKernel) {
@@ -100,7 +103,8 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
   if (tone.classic()) {
     HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
   } else {
-    HISTEQ_CUDA_TRY(launch_build_tone_lut(d_histogram, range, tone, d_lut_, stream));
+    const unsigned long long pixels = (unsigned long long)plane.width * plane.height;
+    HISTEQ_CUDA_TRY(launch_build_tone_lut(d_histogram, pixels, range, tone, d_lut_, stream));
   }
   const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_};
   return launch_map(lut, plane, out, sm_count_, stream);

@@ -52,7 +52,8 @@ class DeviceEqualizer {
 
   // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
   // classic one by default). The scan variants are the classic mapping's: with options, the
-  // separate kernels build the LUT with block_tone.cuh's scan.
+  // separate kernels build the LUT with block_tone.cuh's scan. With options a frame has fewer
+  // than 2^32 pixels (cudaErrorInvalidValue otherwise).
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
                        cudaStream_t stream, const DeviceTone &tone = {});
   // The same, counting `plane` and writing the mapped pixels to `out` (the same width and

@@ -24,13 +24,16 @@ constexpr int kCached = kFusedCachedChunks;
 template <bool kWarpVote, bool kTone>
 __global__ void __launch_bounds__(kBlock)
     fused(DevicePlane plane, DevicePlane out, OutputRange range, DeviceCount *d_histogram,
-          DeviceCount *d_next_histogram, std::uint8_t *d_lut, DeviceTone tone) {
+          DeviceCount *d_next_histogram, std::uint8_t *d_lut, DeviceTone tone,
+          unsigned long long scale) {
   using LutScratch = std::conditional_t<kTone, BlockToneScratch, BlockLutScratch>;
   __shared__ unsigned bins[kWarps][kLevels];
   __shared__ unsigned lut[kLevels];
   __shared__ LutScratch lut_scratch;
 
   const int t = threadIdx.x;
+  const unsigned long long pixels = (unsigned long long)plane.width * plane.height;
+  if constexpr (kTone) start_block_tone(tone, lut_scratch);
   for (int i = t; i < kWarps * kLevels; i += kBlock) (&bins[0][0])[i] = 0;
   zero_next_bins<kFusedHistogramCopies>(d_next_histogram);
   __syncthreads();
@@ -87,8 +90,8 @@ __global__ void __launch_bounds__(kBlock)
   cooperative_groups::this_grid().sync();
 
   if constexpr (kTone) {
-    build_block_tone_lut(sum_bin_copies<kFusedHistogramCopies>(d_histogram), range, tone, lut,
-                         lut_scratch, d_lut);
+    build_block_tone_lut(sum_bin_copies<kFusedHistogramCopies>(d_histogram), pixels, scale, range,
+                         tone, lut, lut_scratch, d_lut);
   } else {
     build_block_lut<kFusedHistogramCopies>(d_histogram, range, lut, lut_scratch, d_lut);
   }
@@ -141,7 +144,10 @@ cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane,
   DeviceCount *next_histogram = launch.d_next_histogram;
   std::uint8_t *lut = launch.d_lut;
   DeviceTone tone_arg = tone;
-  void *args[] = {&plane_arg, &out_arg, &range_arg, &histogram, &next_histogram, &lut, &tone_arg};
+  // normalized_bin's division, once per frame and off the kernel's path.
+  unsigned long long scale = histeq::bin_scale((unsigned long long)plane.width * plane.height);
+  void *args[] = {&plane_arg,      &out_arg, &range_arg, &histogram,
+                  &next_histogram, &lut,     &tone_arg,  &scale};
   const void *kernel =
       tone.classic() ? fused_kernel<false>(launch.warp_vote) : fused_kernel<true>(launch.warp_vote);
   HISTEQ_CUDA_BEFORE_LAUNCH();

@@ -90,22 +90,24 @@ __global__ void build_lut(Count *d_histogram, OutputRange range, std::uint8_t *d
   d_lut[t] = std::uint8_t(equalized_level(std::uint32_t(t), cdf[t], cdf_min, total, range));
 }
 
-__global__ void build_tone_lut(Count *d_histogram, OutputRange range, DeviceTone tone,
-                               std::uint8_t *d_lut) {
+__global__ void build_tone_lut(Count *d_histogram, Count pixels, Count scale, OutputRange range,
+                               DeviceTone tone, std::uint8_t *d_lut) {
   __shared__ unsigned lut[kLevels];
   __shared__ BlockToneScratch scratch;
+  start_block_tone(tone, scratch);
   const Count count = d_histogram[threadIdx.x];
-  build_block_tone_lut(count, range, tone, lut, scratch, d_lut);
+  build_block_tone_lut(count, pixels, scale, range, tone, lut, scratch, d_lut);
   d_histogram[threadIdx.x] = 0;
 }
 
 }  // namespace
 
-cudaError_t launch_build_tone_lut(unsigned long long *d_histogram, OutputRange range,
-                                  const DeviceTone &tone, std::uint8_t *d_lut,
+cudaError_t launch_build_tone_lut(unsigned long long *d_histogram, unsigned long long pixels,
+                                  OutputRange range, const DeviceTone &tone, std::uint8_t *d_lut,
                                   cudaStream_t stream) {
   HISTEQ_CUDA_BEFORE_LAUNCH();
-  build_tone_lut<<<1, kLevels, 0, stream>>>(d_histogram, range, tone, d_lut);
+  build_tone_lut<<<1, kLevels, 0, stream>>>(d_histogram, pixels, bin_scale(pixels), range, tone,
+                                            d_lut);
   HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }

@@ -17,8 +17,10 @@ namespace histeq::cuda {
 cudaError_t launch_build_lut(ScanMethod method, unsigned long long *d_histogram, OutputRange range,
                              std::uint8_t *d_lut, cudaStream_t stream);
 
-// The same with the options of `tone` (block_tone.cuh), for the separate kernels.
-cudaError_t launch_build_tone_lut(unsigned long long *d_histogram, OutputRange range,
-                                  const DeviceTone &tone, std::uint8_t *d_lut, cudaStream_t stream);
+// The same with the options of `tone` (block_tone.cuh), for the separate kernels; d_histogram
+// counts a frame of `pixels` pixels.
+cudaError_t launch_build_tone_lut(unsigned long long *d_histogram, unsigned long long pixels,
+                                  OutputRange range, const DeviceTone &tone, std::uint8_t *d_lut,
+                                  cudaStream_t stream);
 
 }  // namespace histeq::cuda
