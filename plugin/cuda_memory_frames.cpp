@@ -110,10 +110,9 @@ GstFlowReturn CudaMemoryFrames::submit(GstElement *element, const GstVideoInfo *
                       ("gst_video_frame_map(GST_MAP_CUDA) failed on %" GST_PTR_FORMAT, buffer));
     return GST_FLOW_ERROR;
   }
-  const histeq::cuda::DevicePlane luma{
-      static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, 0)),
-      GST_VIDEO_FRAME_COMP_WIDTH(&frame, 0), GST_VIDEO_FRAME_COMP_HEIGHT(&frame, 0),
-      std::size_t(GST_VIDEO_FRAME_PLANE_STRIDE(&frame, 0))};
+  const histeq::LumaPlane8 visible = histeq_luma_plane(&frame);
+  const histeq::cuda::DevicePlane luma{visible.data, visible.width, visible.height,
+                                       std::size_t(visible.stride)};
   const cudaError_t status = scratch_->frames.submit(luma, range, params, reset, kernels);
   // The device pointer stays valid while the caller holds the buffer; unmapping only records
   // that the newest bytes are on the device.

@@ -596,6 +596,16 @@ static bool gst_cuda_hist_eq_configure_pool(GstBufferPool *pool, GstStructure *c
   return ok;
 }
 
+// Crop metadata travels on with the frame (the element works in place and equalizes only the
+// rectangle), so upstream may crop by metadata only where downstream shows the rectangle too.
+static bool gst_cuda_hist_eq_downstream_takes_crop_meta(GstBaseTransform *trans, GstCaps *caps) {
+  GstQuery *query = gst_query_new_allocation(caps, FALSE);
+  const bool takes = gst_pad_peer_query(GST_BASE_TRANSFORM_SRC_PAD(trans), query) &&
+                     gst_query_find_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
+  gst_query_unref(query);
+  return takes;
+}
+
 // Offers upstream a pool of page-locked buffers (with GstVideoMeta), enough for the frames in
 // flight (two per slot) plus the ones being filled, so frames are DMA'd without a staging copy. It
 // has no maximum: the element works in place, so these buffers travel on downstream, where an
@@ -610,6 +620,8 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   gst_query_parse_allocation(query, &caps, &need_pool);
   GstVideoInfo info;
   if (!caps || !gst_video_info_from_caps(&info, caps)) return TRUE;
+  if (gst_cuda_hist_eq_downstream_takes_crop_meta(trans, caps))
+    gst_query_add_allocation_meta(query, GST_VIDEO_CROP_META_API_TYPE, nullptr);
   const guint buffers = 2 * self->state->settings.depth + 2;
   if (gst_caps_features_contains(gst_caps_get_features(caps, 0),
                                  GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {

@@ -49,8 +49,31 @@ static PlaneExtent histeq_plane_extent(const GstVideoMeta *meta, guint p) {
                          guint64(GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, c))};
 }
 
+// A crop rectangle must be a non-empty part of the frame: the elements equalize exactly it.
+static gboolean histeq_check_crop(GstElement *element, const GstVideoInfo *info,
+                                  GstBuffer *buffer) {
+  const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(buffer);
+  if (!crop) return TRUE;
+  // The rectangle lies in the buffer's frame, which its GstVideoMeta describes when it has one
+  // (upstream may crop by metadata and announce the cropped size in its caps).
+  const GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
+  const guint64 width = meta ? meta->width : guint64(GST_VIDEO_INFO_WIDTH(info));
+  const guint64 height = meta ? meta->height : guint64(GST_VIDEO_INFO_HEIGHT(info));
+  if (crop->width > 0 && crop->height > 0 && guint64(crop->x) + crop->width <= width &&
+      guint64(crop->y) + crop->height <= height)
+    return TRUE;
+  GST_ELEMENT_ERROR(
+      element, STREAM, FORMAT,
+      ("The video buffer's crop metadata shows the rectangle %ux%u at (%u, %u), "
+       "which is not a part of its %" G_GUINT64_FORMAT "x%" G_GUINT64_FORMAT " frame.",
+       crop->width, crop->height, crop->x, crop->y, width, height),
+      ("GstVideoCropMeta on buffer %" GST_PTR_FORMAT, buffer));
+  return FALSE;
+}
+
 gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info,
                                    GstBuffer *buffer) {
+  if (!histeq_check_crop(element, info, buffer)) return FALSE;
   const GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
   if (!meta) return TRUE;
   const gchar *format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info));
@@ -118,8 +141,12 @@ gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuff
 }
 
 histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame) {
-  return histeq::LumaPlane8{static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0)),
-                            GST_VIDEO_FRAME_COMP_WIDTH(frame, 0),
-                            GST_VIDEO_FRAME_COMP_HEIGHT(frame, 0),
-                            GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0)};
+  auto *data = static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0));
+  const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0);
+  if (const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(frame->buffer)) {
+    return histeq::LumaPlane8{data + std::ptrdiff_t(crop->y) * stride + crop->x, int(crop->width),
+                              int(crop->height), stride};
+  }
+  return histeq::LumaPlane8{data, GST_VIDEO_FRAME_COMP_WIDTH(frame, 0),
+                            GST_VIDEO_FRAME_COMP_HEIGHT(frame, 0), stride};
 }

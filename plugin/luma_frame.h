@@ -21,8 +21,10 @@ void histeq_add_luma_pad_templates(GstElementClass *element_class,
 histeq::OutputRange histeq_output_range(const GstVideoInfo *info);
 
 // Checks that the GstVideoMeta of `buffer`, if any, agrees with `info` and keeps every plane
-// inside the buffer with a positive stride no shorter than its rows; else posts a
-// GST_ELEMENT_ERROR on `element` naming the plane and the sizes, and returns FALSE.
+// inside the buffer with a positive stride no shorter than its rows, and that its
+// GstVideoCropMeta, if any, shows a non-empty part of the frame; else posts a
+// GST_ELEMENT_ERROR on `element` naming the plane (or the rectangle) and the sizes, and returns
+// FALSE.
 gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info,
                                    GstBuffer *buffer);
 
@@ -32,4 +34,7 @@ gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info
 gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
                           GstVideoFrame *frame);
 
+// The luma plane of a mapped frame (host or device pointers, as mapped) as far as it is visible:
+// the rectangle of the buffer's GstVideoCropMeta (checked by histeq_check_frame_layout), else
+// all of it. The elements count and rewrite exactly these pixels; the rest stays as it was.
 histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame);

@@ -15,34 +15,16 @@
 #include <gtest/gtest.h>
 
 #include "cpu_equalizer.h"
+#include "element_availability.h"
 #include "frame_stats.h"
 #include "params.h"
 #include "pipeline_frames.h"
 #include "video_frames.h"
-#if HISTEQ_HAVE_CUDA
-#include "gpu_test_support.h"
-#endif
 
 namespace {
 
 constexpr const char *kOptionNames[] = {"strength", "clip-limit", "smoothing", "scene-threshold",
                                         "post-messages"};
-
-// Why `element` cannot run here, or "".
-std::string unavailable(const std::string &element) {
-  if (element != "cudahisteq") return "";
-#if HISTEQ_HAVE_CUDA
-  return cuda_device_missing_reason();
-#else
-  return "cudahisteq is not built (no CUDA toolkit)";
-#endif
-}
-
-#define SKIP_UNLESS_RUNS(element)                                     \
-  do {                                                                \
-    const std::string reason = unavailable(element);                  \
-    if (!reason.empty()) GTEST_SKIP() << (element) << ": " << reason; \
-  } while (0)
 
 // Maps the luma of a frame of `info` through level -> clamp(level * gain / 4 + offset): a
 // scene of another brightness and contrast, for cuts.
