@@ -41,6 +41,8 @@ cudaError_t DeviceFrames::init() {
   HISTEQ_CUDA_TRY(allocate_pinned(kMaxInFlight * sizeof(FrameReport),
                                   reinterpret_cast<void **>(&scratch->h_reports)));
   HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&scratch->d_report), sizeof(FrameReport)));
+  // Copied whole, its padding too: defined from the start (compute-sanitizer's initcheck).
+  HISTEQ_CUDA_TRY(cudaMemset(scratch->d_report, 0, sizeof(FrameReport)));
   HISTEQ_CUDA_TRY(scratch->history.init());
   HISTEQ_CUDA_TRY(scratch->equalizer.init(0));
   scratch_ = std::move(scratch);

@@ -29,18 +29,20 @@ for step in "${steps[@]}"; do
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant on
       # small frames are all it needs; the ring's large frames would take it many minutes.
       kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small'
-      for tool in memcheck racecheck synccheck; do
+      # initcheck: no kernel reads device memory that nothing wrote (the history, the bins).
+      for tool in memcheck racecheck synccheck initcheck; do
         case $tool in
           memcheck) f=$filter ;;
           racecheck) f=$kernels ;;
           synccheck) f="$kernels:*RingDepth*depth2*:*RingOutOfPlace*depth2:*RingHistory*depth2" ;;
+          initcheck) f="$kernels:*RingHistory*depth2:DeviceFramesHistory.*" ;;
         esac
         compute-sanitizer --tool "$tool" --error-exitcode 3 \
           ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
           >"$out/sanitize-$tool.txt" 2>&1 &
         sanitizer[$tool]=$!
       done
-      for tool in memcheck racecheck synccheck; do
+      for tool in memcheck racecheck synccheck initcheck; do
         wait "${sanitizer[$tool]}"
         rc=$?
         echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-$tool.txt" | tr '\n' ' ')"
@@ -49,7 +51,7 @@ for step in "${steps[@]}"; do
       ;;
     element)
       # The elements through GstHarness and a real pipeline, against the bundled GStreamer.
-      for t in histeq-element cudahisteq-element element-options output-queue frame-qos; do
+      for t in histeq-element cudahisteq-element element-options element-crop output-queue frame-qos; do
         ./build/tests/element/test-$t --gtest_brief=1 2>&1 | tee "$out/$t.txt" | tail -4
         ((PIPESTATUS[0] == 0)) || status=1
       done
