@@ -122,6 +122,7 @@ TEST_P(EveryOption, FrameByFrameBitExactWithTheCpuCore) {
   ASSERT_CUDA(history.init());
   FrameReport *d_report = nullptr;
   ASSERT_CUDA(cudaMalloc(reinterpret_cast<void **>(&d_report), sizeof(FrameReport)));
+  ASSERT_CUDA(cudaMemset(d_report, 0, sizeof(FrameReport)));  // its padding is copied too
   struct Size {
     int width, height;
   };
