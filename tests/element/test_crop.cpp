@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "element_availability.h"
+#include "posted_error.h"
 #include "video_frames.h"
 
 namespace {
@@ -96,15 +97,9 @@ TEST_P(CropMeta, ARectangleOutsideTheFrameIsAClearError) {
     GstBuffer *input = natural_frame(info, rng);
     add_crop(input, r);
     EXPECT_EQ(gst_harness_push(h, input), GST_FLOW_ERROR);
-    GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-    ASSERT_NE(message, nullptr);
-    GError *error = nullptr;
-    gst_message_parse_error(message, &error, nullptr);
-    EXPECT_NE(std::string(error->message).find("crop metadata shows the rectangle"),
-              std::string::npos)
-        << error->message;
-    g_error_free(error);
-    gst_message_unref(message);
+    const PostedError posted(bus);
+    EXPECT_NE(posted.text().find("crop metadata shows the rectangle"), std::string::npos)
+        << posted.text();
     gst_element_set_bus(h->element, nullptr);
     gst_object_unref(bus);
     gst_harness_teardown(h);

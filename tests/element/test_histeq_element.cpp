@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "late_frames.h"
+#include "posted_error.h"
 #include "video_frames.h"
 
 namespace {
@@ -39,24 +40,6 @@ void expect_equalized(Harness &harness, const GstVideoInfo &info, GstBuffer *inp
   EXPECT_EQ(padding_bytes(info, output), padding_in) << "padding";
   gst_buffer_unref(output);
 }
-
-// The ERROR message the element posted on `bus`, popped; `error` stays null when there is none.
-struct PostedError {
-  GError *error = nullptr;
-  gchar *debug = nullptr;
-  explicit PostedError(GstBus *bus) {
-    if (GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR)) {
-      gst_message_parse_error(message, &error, &debug);
-      gst_message_unref(message);
-    }
-  }
-  ~PostedError() {
-    g_clear_error(&error);
-    g_free(debug);
-  }
-  std::string text() const { return error ? error->message : ""; }
-  std::string debug_text() const { return debug ? debug : ""; }
-};
 
 }  // namespace
 
