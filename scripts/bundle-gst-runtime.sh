@@ -2,10 +2,10 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Makes the relocatable GStreamer bundle for the GPU machine with the shared
 # ../shared/device/make-gst-runtime.sh, then adds what the main job (pipelines/equalize-sample)
-# uses beyond it: videofilter (videobalance), compositor and png (pngenc), with the libraries
-# they need that the bundle lacks, and libgstcontroller (the options tests drive a property
-# through a GstController). Run here; carry the folder, and source its env.sh there
-# before scripts/gpu-check.sh.
+# and the tests use beyond it: videofilter (videobalance), compositor and png (pngenc),
+# videocrop (the crop-metadata tests), with the libraries they need that the bundle lacks, and
+# libgstcontroller (the options tests drive a property through a GstController). Run here;
+# carry the folder, and source its env.sh there before scripts/gpu-check.sh.
 #   scripts/bundle-gst-runtime.sh [OUTDIR]        (default .gstrt, ignored by git)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,7 +17,7 @@ if [[ ! -f $maker ]]; then
 fi
 bash "$maker" "$out"
 plugins=$(pkg-config --variable=pluginsdir gstreamer-1.0)
-for plugin in videofilter compositor png; do
+for plugin in videofilter compositor png videocrop; do
   cp "$plugins/libgst$plugin.so" "$out/lib/gstreamer-1.0/"
   # glibc, libstdc++ and libgcc stay behind, as make-gst-runtime.sh leaves them: the GPU
   # machine has its own.
@@ -31,4 +31,4 @@ for plugin in videofilter compositor png; do
   done
 done
 cp -L "$(pkg-config --variable=libdir gstreamer-controller-1.0)/libgstcontroller-1.0.so.0" "$out/lib/"
-echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png, libgstcontroller)"
+echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png, videocrop, libgstcontroller)"
