@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// The "seed-000 baseline": the CUDA pipeline of reference report 000 (../shared/seeds/000_*),
+// The "seed-000 baseline": the CUDA pipeline of the project's first reference report (seed 000),
 // reproduced as it describes it: a histogram kernel with a shared-memory histogram and run
 // aggregation, a Kogge-Stone scan in one block of 256 threads, a NormalizeCdf kernel in 32-bit
 // integers, and an EqualizeHistogram kernel with the CDF in shared memory; 512 threads per
