@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The GPU engine's contenders: histeq::cuda::DeviceEqualizer for every kernel variant
-// (device-resident, in place), histeq::cuda::StreamRing end to end, and DeviceEqualizer on
+// (device-resident, in place), histeq::cuda::FrameEngine end to end, and DeviceEqualizer on
 // mapped and on managed host memory.
 #include "engine_contenders.h"
 
@@ -10,10 +10,10 @@
 
 #include "cpu_peer.h"
 #include "device_equalizer.h"
+#include "frame_engine.h"
 #include "host_frames.h"
 #include "methods.h"
 #include "ring_frame.h"
-#include "stream_ring.h"
 
 namespace bench {
 
@@ -100,8 +100,8 @@ std::vector<hc::KernelConfig> variants(bool all) {
 EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kind,
                                  hc::Transfer transfer = hc::Transfer::kCopyEngines,
                                  bool options = false) {
-  auto ring = std::make_shared<hc::StreamRing>();
-  check_engine(ring->init(depth, {}, transfer), "StreamRing::init");
+  auto ring = std::make_shared<hc::FrameEngine>();
+  check_engine(ring->init(depth, {}, transfer), "FrameEngine::init");
   // More buffers than the ring holds frames, so no frame in flight shares one.
   auto host = std::make_shared<HostFrames>(frame, kind, ring->capacity() + 2);
   EndToEndContender c;
@@ -115,17 +115,17 @@ EndToEndContender ring_contender(const HostFrame &frame, int depth, HostKind kin
     hc::FrameReport report;
     const std::uint64_t zero_copied = ring->zero_copy_frames();
     for (long i = first; i < first + count; ++i) {
-      if (ring->full()) check_engine(ring->wait(&tag, &report), "StreamRing::wait");
+      if (ring->full()) check_engine(ring->wait(&tag, &report), "FrameEngine::wait");
       hc::HostFrame next = ring_frame(*host, i);
       next.params = params;
       next.reset = i == first;
-      check_engine(ring->submit(next), "StreamRing::submit of frame " + std::to_string(i) + " (" +
+      check_engine(ring->submit(next), "FrameEngine::submit of frame " + std::to_string(i) + " (" +
                                            std::to_string(ring->in_flight()) + " in flight)");
     }
-    while (ring->in_flight() > 0) check_engine(ring->wait(&tag, &report), "StreamRing::wait");
+    while (ring->in_flight() > 0) check_engine(ring->wait(&tag, &report), "FrameEngine::wait");
     if (transfer == hc::Transfer::kZeroCopy &&
         ring->zero_copy_frames() - zero_copied != std::uint64_t(count))
-      throw Failure("StreamRing took the copy engines for zero-copy frames");
+      throw Failure("FrameEngine took the copy engines for zero-copy frames");
   };
   c.output = [host](long i) -> const std::uint8_t * { return host->out(i); };
   c.output_pitch = frame.pitch;
@@ -221,7 +221,7 @@ EngineInfo engine_info() {
               std::to_string(hc::kScanMethods.size() - 1) + " scans x " +
               std::to_string(hc::kLutMemories.size()) + " LUT memories; default " +
               variant_name(hc::resolve({})) +
-              " (one cooperative kernel; every variant also as three kernels); StreamRing for "
+              " (one cooperative kernel; every variant also as three kernels); FrameEngine for "
               "host frames",
           "CUDA Graphs inside the engine's API (each contender's graph-replay row is what "
           "replaying its launches as a graph costs)"};

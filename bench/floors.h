@@ -34,7 +34,7 @@ struct PcieFloor {
 PcieFloor pcie_floor(FrameSize size, std::ptrdiff_t pitch, const Repeats &r);
 
 // The floor of a run of `frames` frames, taken as such a run is: the packed plane up and down at
-// once, one stream per direction with linear copies (as StreamRing issues a packed plane),
+// once, one stream per direction with linear copies (as FrameEngine issues a packed plane),
 // cycling `host_buffers` pinned buffers each way, all in one stretch from the first copy to the
 // last. Unlike pcie_floor's median of short batches, it keeps the slower stretches a long run of
 // the host's PCIe goes through. Microseconds per frame.

@@ -20,7 +20,7 @@ __global__ void __launch_bounds__(kBlock) barrier_only() {
   cooperative_groups::this_grid().sync();
 }
 
-// One slot as StreamRing holds it: a stream, a pitched device plane and an event marking the
+// One slot as FrameEngine holds it: a stream, a pitched device plane and an event marking the
 // end of its frame's download.
 struct Slot {
   cudaStream_t stream = nullptr;
@@ -91,7 +91,7 @@ EndToEndContender chain_contender(const HostFrame &frame, int depth, bool with_k
   c.name = ring_chain_floor_name(depth, with_kernel);
   c.returns_input = true;
   // Frame i goes to slot i % depth; a slot is reused once its previous frame is back, which is
-  // when StreamRing::wait returns that frame.
+  // when FrameEngine::wait returns that frame.
   c.run = [chain, depth](long first, int count) {
     for (long i = first; i < first + count; ++i) {
       Slot &slot = *chain->slots[std::size_t(i % depth)];

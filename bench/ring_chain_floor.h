@@ -4,7 +4,7 @@
 // The floor of the stream ring's design end to end. Every output byte depends on the whole
 // frame's histogram, so a ring that equalizes on the GPU must run something between a frame's
 // upload and its download, and the next frame for a busy slot waits for that download. These
-// rows run StreamRing's own per-frame chain (same pinned frames, same depth, same pitched 2D
+// rows run FrameEngine's own per-frame chain (same pinned frames, same depth, same pitched 2D
 // copies on a slot's stream, the same wait for the oldest frame) with no equalization: the
 // upload followed directly by the download, and the same with one empty cooperative kernel on
 // the engine's grid in between (launched and crossing its grid barrier, doing nothing else).

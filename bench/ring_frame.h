@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// Frame i of a HostFrames set as StreamRing takes it: input i in, output i out, full range,
+// Frame i of a HostFrames set as FrameEngine takes it: input i in, output i out, full range,
 // tagged with i. For the programs built with the engine.
 
 #include <cstddef>
 #include <cstdint>
 
 #include "host_frames.h"
-#include "stream_ring.h"
+#include "frame_engine.h"
 
 namespace bench {
 

@@ -2,7 +2,7 @@
 // histeq-ring-shapes: the stream ring's per-frame chain (pinned frames, pitched 2D copies, the
 // engine's equalizer between them, the host waiting for a slot's previous frame before reusing
 // it) in two shapes, at depth 1..3, next to the PCIe floor of the same plane:
-//   slot streams:      StreamRing's shape, each slot's upload, kernel and download on its stream;
+//   slot streams:      FrameEngine's shape, each slot's upload, kernel and download on its stream;
 //   direction streams: one stream for every upload, one for every kernel, one for every
 //                      download (the floor's shape), a slot's steps chained by events.
 // Each chain's output is checked (against the CPU core, or the input when not equalizing).
@@ -24,11 +24,11 @@
 #include "cpu_peer.h"
 #include "device_equalizer.h"
 #include "floors.h"
+#include "frame_engine.h"
 #include "frames.h"
 #include "host_frames.h"
 #include "options.h"
 #include "ring_frame.h"
-#include "stream_ring.h"
 #include "timing.h"
 
 namespace bench {
@@ -149,12 +149,12 @@ double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expect
   return us;
 }
 
-// StreamRing itself, as histeq-bench's ring row drives it, timed as period_us times its chains.
-double stream_ring_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized, int depth,
-                      histeq::cuda::Transfer transfer) {
+// FrameEngine itself, as histeq-bench's ring row drives it, timed as period_us times its chains.
+double frame_engine_us(const HostFrame &frame, const std::vector<std::uint8_t> &equalized,
+                       int depth, histeq::cuda::Transfer transfer) {
   // Outlives the ring's copies, with more buffers than the ring holds frames (two per slot).
   const HostFrames host(frame, HostKind::kPinned, 2 * depth + 2);
-  histeq::cuda::StreamRing ring;
+  histeq::cuda::FrameEngine ring;
   BENCH_CUDA(ring.init(depth, {}, transfer));
   std::uint64_t tag = 0;
   std::chrono::steady_clock::time_point start;
@@ -201,9 +201,9 @@ void measure(FrameSize size) {
       }
     }
     for (histeq::cuda::Transfer transfer : histeq::cuda::kTransfers) {
-      rows.push_back({at + "StreamRing " + histeq::cuda::to_string(transfer) + ", equalizing",
+      rows.push_back({at + "FrameEngine " + histeq::cuda::to_string(transfer) + ", equalizing",
                       [&frame, &equalized, depth, transfer] {
-                        return stream_ring_us(frame, equalized, depth, transfer);
+                        return frame_engine_us(frame, equalized, depth, transfer);
                       },
                       {}});
     }

@@ -39,7 +39,7 @@ enum class Fusion {
   kSingleKernel,     // one cooperative kernel with a grid-wide barrier (fused_kernel.h)
 };
 
-// How StreamRing moves a frame in host memory to the kernels and back (seed 004's pinned and
+// How FrameEngine moves a frame in host memory to the kernels and back (seed 004's pinned and
 // mapped transfers).
 enum class Transfer {
   kCopyEngines,  // DMA copies of the luma plane up and down around the kernels (default)

@@ -14,7 +14,7 @@
 // Each launch takes about half of the blocks the device holds at once, so in a ring the next
 // frame's upload_and_count can run beside this frame's map_to_host. That gains little: the SMs'
 // own PCIe reads and writes reach the copy engines' speed one direction at a time but barely
-// overlap with traffic the other way, whether the SMs' or a copy engine's. So StreamRing
+// overlap with traffic the other way, whether the SMs' or a copy engine's. So FrameEngine
 // copies by default and offers this as a variant for the benchmark (bench/README.md, "Engine
 // design choices", has the measurements).
 

@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// cudahisteq: frames go through the engine's ring of CUDA streams. submit_input_buffer maps a
-// frame and enqueues its luma plane on the GPU; an output task on the src pad takes the frames
-// back in order and pushes each one as soon as the GPU is done with it. The streaming thread
-// only waits when the ring is full, so the next frames' uploads are already queued on the GPU
-// behind the ones before them, and no frame waits for the next one to arrive.
+// cudahisteq: every frame goes through one GPU engine (CudaFrameEngine), in system memory or in
+// GstCudaMemory. submit_input_buffer maps a frame and enqueues its luma plane on the GPU; the
+// output task (OutputTask) takes the frames back in order and pushes each one as soon as the GPU
+// is done with it. The streaming thread only waits when the engine is full, so the next frames'
+// uploads are already queued on the GPU behind the ones before them, and no frame waits for the
+// next one to arrive.
 #include "gstcudahisteq.h"
-
-#include <atomic>
-#include <memory>
 
 #include <cuda_runtime_api.h>
 #include <gst/cuda/gstcudabufferpool.h>
@@ -15,16 +13,18 @@
 #include <gst/cuda/gstcudamemory.h>
 #include <gst/cuda/gstcudautils.h>
 
+#include "cuda_engine.h"
 #include "cuda_enums.h"
-#include "cuda_memory_frames.h"
+#include "frame_engine.h"
 #include "frame_qos.h"
 #include "luma_frame.h"
 #include "luma_histogram.h"
 #include "output_queue.h"
+#include "output_task.h"
 #include "pinned_allocator.h"
-#include "stream_ring.h"
 
-GST_DEBUG_CATEGORY_STATIC(gst_cuda_hist_eq_debug);
+// Shared with the output task (output_task.cpp).
+GST_DEBUG_CATEGORY(gst_cuda_hist_eq_debug);
 #define GST_CAT_DEFAULT gst_cuda_hist_eq_debug
 
 namespace {
@@ -47,27 +47,47 @@ struct Settings {
   histeq::cuda::KernelConfig kernels;
 };
 
-// Set up in start(), dropped in stop(); between them the streaming thread submits to the ring
-// and to cuda_frames while the output task waits on them (each takes one submitter and one
-// waiter), and `output` carries the frames from one thread to the other, in order. GAP buffers
-// pass through the same queue, untouched.
+// How the output task finishes a frame: the engine hands it back, then it is unmapped.
+class ElementFinisher final : public FrameFinisher {
+ public:
+  ElementFinisher(GstHistEqBase *element, CudaFrameEngine *engine)
+      : element_(element), engine_(engine) {}
+  GstFlowReturn finish(PendingFrame &frame, histeq::cuda::FrameReport *report) override {
+    const GstFlowReturn ret = engine_->wait(report);
+    if (frame.mapped) gst_video_frame_unmap(&frame.frame);
+    frame.mapped = false;
+    return ret;
+  }
+  void post_statistics(const PendingFrame &frame,
+                       const histeq::cuda::FrameReport &report) override {
+    gst_hist_eq_base_post_statistics(element_, frame.settings, report.histogram, histeq::kLevels8,
+                                     report.restarted != 0);
+  }
+
+ private:
+  GstHistEqBase *element_;
+  CudaFrameEngine *engine_;
+};
+
+// Created with the element. Between start() and stop() the streaming thread submits to the
+// engine while the output task waits on it (one submitter and one waiter), and the task's queue
+// carries the frames from one thread to the other, in order. GAP buffers pass through the same
+// queue, untouched.
 struct CudaHistEqState {
-  int device = 0;
+  explicit CudaHistEqState(GstBaseTransform *trans)
+      : engine(GST_VIDEO_FILTER(trans)),
+        finisher(GST_HIST_EQ_BASE(trans), &engine),
+        output(GST_BASE_TRANSFORM_SRC_PAD(trans), &finisher) {}
+
   Settings settings;  // as of start(): depth and kernels cannot change mid-stream
-  std::unique_ptr<histeq::cuda::StreamRing> ring;
-  OutputQueue output;
+  CudaFrameEngine engine;
+  ElementFinisher finisher;
+  OutputTask output;
   GstAllocator *pinned = nullptr;  // offered upstream while started
   bool cuda_caps = false;          // negotiated video/x-raw(memory:CUDAMemory)
-  CudaMemoryFrames cuda_frames;    // the zero-copy path, in the pipeline's CUDA context
-  // Each path keeps its own history on the device: a frame that takes the other path than the
-  // frame before restarts it.
-  bool last_in_cuda_memory = false;
-  bool negotiated = false;  // the last CAPS event was accepted
+  bool negotiated = false;         // the last CAPS event was accepted
   FrameQos qos;
   bool discont_after_drop = false;  // QoS dropped the frame before the next one
-  // Where the last frame sent out ends, for POSITION queries at the src pad: the base class
-  // keeps this only for frames it pushes itself. Written by the output task.
-  std::atomic<GstClockTime> position_out{GST_CLOCK_TIME_NONE};
 };
 
 }  // namespace
@@ -82,132 +102,16 @@ struct _GstCudaHistEq {
   // The pipeline's GstCudaContext, shared with nvcodec elements through context queries and
   // set_context (GStreamer's own locking of those; read by the streaming thread once found).
   GstCudaContext *context;
-  // The base class's src pad activation, which ours wraps to run the output task.
-  GstPadActivateModeFunction parent_src_activate_mode;
 };
 
 G_DEFINE_TYPE(GstCudaHistEq, gst_cuda_hist_eq, GST_TYPE_HIST_EQ_BASE)
 GST_ELEMENT_REGISTER_DEFINE(cudahisteq, "cudahisteq", GST_RANK_NONE, GST_TYPE_CUDA_HIST_EQ)
 
-// The end of a frame (its timestamp when it has no duration), as the base class reckons a
-// position.
-static GstClockTime gst_cuda_hist_eq_frame_end(GstBuffer *buffer) {
-  if (!GST_BUFFER_PTS_IS_VALID(buffer)) return GST_CLOCK_TIME_NONE;
-  return GST_BUFFER_PTS(buffer) +
-         (GST_BUFFER_DURATION_IS_VALID(buffer) ? GST_BUFFER_DURATION(buffer) : 0);
-}
-
-static void gst_cuda_hist_eq_unmap(PendingFrame &pending) {
+static void gst_cuda_hist_eq_release(PendingFrame &pending) {
   if (pending.mapped) gst_video_frame_unmap(&pending.frame);
   pending.mapped = false;
-}
-
-static void gst_cuda_hist_eq_release(PendingFrame &pending) {
-  gst_cuda_hist_eq_unmap(pending);
   gst_buffer_unref(pending.buffer);
   pending.buffer = nullptr;
-}
-
-static GstFlowReturn gst_cuda_hist_eq_cuda_error(GstCudaHistEq *self, const char *call,
-                                                 cudaError_t status) {
-  if (status == cudaErrorMemoryAllocation) {
-    const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
-    GST_ELEMENT_ERROR(self, RESOURCE, NO_SPACE_LEFT,
-                      ("CUDA device %d has no memory left for %u frames of %dx%d in flight; free "
-                       "GPU memory or lower the depth property.",
-                       self->state->device, self->state->settings.depth, GST_VIDEO_INFO_WIDTH(info),
-                       GST_VIDEO_INFO_HEIGHT(info)),
-                      ("%s returned %s", call, cudaGetErrorName(status)));
-    return GST_FLOW_ERROR;
-  }
-  GST_ELEMENT_ERROR(
-      self, RESOURCE, FAILED,
-      ("The GPU failed while equalizing a frame (CUDA error: %s).", cudaGetErrorString(status)),
-      ("%s returned %s", call, cudaGetErrorName(status)));
-  return GST_FLOW_ERROR;
-}
-
-// The CUDA runtime's current device is per host thread, and buffers may arrive on any.
-static GstFlowReturn gst_cuda_hist_eq_use_device(GstCudaHistEq *self) {
-  const cudaError_t status = cudaSetDevice(self->state->device);
-  return status == cudaSuccess ? GST_FLOW_OK
-                               : gst_cuda_hist_eq_cuda_error(self, "cudaSetDevice", status);
-}
-
-// Waits until the GPU is done with the oldest frame of its kind (in the ring, or in CUDA
-// memory), then unmaps it; `report` gets what the GPU says of it.
-static GstFlowReturn gst_cuda_hist_eq_finish(GstCudaHistEq *self, PendingFrame &pending,
-                                             histeq::cuda::FrameReport *report) {
-  CudaHistEqState &state = *self->state;
-  GstFlowReturn ret = GST_FLOW_OK;
-  if (pending.in_cuda_memory) {
-    ret = state.cuda_frames.wait_oldest(GST_ELEMENT(self), report);
-  } else {
-    // The ring hands the frame back whatever happens, so that it stays in step with the queue.
-    ret = gst_cuda_hist_eq_use_device(self);
-    const cudaError_t status = state.ring->wait(nullptr, report);
-    if (status != cudaSuccess && ret == GST_FLOW_OK)
-      ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::wait", status);
-  }
-  state.output.notify();
-  gst_cuda_hist_eq_unmap(pending);
-  return ret;
-}
-
-// The output task: one frame per call, in order, pushed once done. After a flush, a failure
-// downstream or on the GPU, the frames still in flight are finished and dropped instead, and
-// the streaming thread hands the failure upstream.
-static void gst_cuda_hist_eq_output_loop(gpointer data) {
-  GstCudaHistEq *self = GST_CUDA_HIST_EQ(data);
-  CudaHistEqState &state = *self->state;
-  PendingFrame pending;
-  bool deliver = false;
-  if (!state.output.front(&pending, &deliver)) {
-    gst_pad_pause_task(GST_BASE_TRANSFORM_SRC_PAD(self));
-    return;
-  }
-  histeq::cuda::FrameReport report;
-  GstFlowReturn ret = pending.done ? GST_FLOW_OK : gst_cuda_hist_eq_finish(self, pending, &report);
-  // Statistics only for frames that go out: a flush drops the others unseen.
-  if (ret == GST_FLOW_OK && deliver && !pending.done)
-    gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), pending.settings, report.histogram,
-                                     histeq::kLevels8, report.restarted != 0);
-  if (ret == GST_FLOW_OK && deliver) {
-    GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " out",
-                   GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)));
-    const GstClockTime end = gst_cuda_hist_eq_frame_end(pending.buffer);
-    if (GST_CLOCK_TIME_IS_VALID(end)) state.position_out = end;
-    ret = gst_pad_push(GST_BASE_TRANSFORM_SRC_PAD(self), pending.buffer);
-    if (ret != GST_FLOW_OK)
-      GST_DEBUG_OBJECT(self, "downstream answered %s", gst_flow_get_name(ret));
-  } else {
-    gst_buffer_unref(pending.buffer);
-  }
-  state.output.pop_front(pending, ret);
-}
-
-// Stops the output task (src pad deactivation, and stop() again); a streaming thread waiting
-// for it returns FLUSHING.
-static void gst_cuda_hist_eq_stop_output(GstCudaHistEq *self) {
-  self->state->output.close();
-  gst_pad_stop_task(GST_BASE_TRANSFORM_SRC_PAD(self));
-}
-
-// The output task runs while the src pad is active in push mode, like a queue's. Pull mode is
-// refused: frames leave only from the task.
-static gboolean gst_cuda_hist_eq_src_activate_mode(GstPad *pad, GstObject *parent, GstPadMode mode,
-                                                   gboolean active) {
-  GstCudaHistEq *self = GST_CUDA_HIST_EQ(parent);
-  if (mode == GST_PAD_MODE_PULL && active) return FALSE;
-  if (mode == GST_PAD_MODE_PUSH) {
-    if (active) {
-      self->state->output.open();
-      if (!gst_pad_start_task(pad, gst_cuda_hist_eq_output_loop, self, nullptr)) return FALSE;
-    } else {
-      gst_cuda_hist_eq_stop_output(self);
-    }
-  }
-  return self->parent_src_activate_mode(pad, parent, mode, active);
 }
 
 static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
@@ -227,36 +131,25 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
                        status == cudaSuccess ? "no devices" : cudaGetErrorString(status)));
     return FALSE;
   }
-  state.device = state.settings.device_id < 0 ? 0 : state.settings.device_id;
-  if (state.device >= count) {
+  const int device = state.settings.device_id < 0 ? 0 : state.settings.device_id;
+  if (device >= count) {
     GST_ELEMENT_ERROR(
         self, RESOURCE, NOT_FOUND,
-        ("CUDA device %d does not exist: this machine has %d (cuda-device-id 0 to %d).",
-         state.device, count, count - 1),
+        ("CUDA device %d does not exist: this machine has %d (cuda-device-id 0 to %d).", device,
+         count, count - 1),
         ("cuda-device-id=%d", state.settings.device_id));
     return FALSE;
   }
-  state.ring = std::make_unique<histeq::cuda::StreamRing>();
-  if ((status = cudaSetDevice(state.device)) != cudaSuccess ||
-      (status = state.ring->init(int(state.settings.depth), state.settings.kernels)) !=
-          cudaSuccess) {
-    state.ring.reset();
-    GST_ELEMENT_ERROR(
-        self, RESOURCE, OPEN_READ_WRITE,
-        ("Could not set up CUDA device %d for cudahisteq (%s).", state.device,
-         cudaGetErrorString(status)),
-        ("StreamRing::init(depth %u): %s", state.settings.depth, cudaGetErrorName(status)));
-    return FALSE;
-  }
+  if (!state.engine.start(device, int(state.settings.depth), state.settings.kernels)) return FALSE;
   state.pinned = GST_ALLOCATOR(gst_object_ref_sink(gst_hist_eq_pinned_allocator_new()));
   state.qos.reset();
   state.negotiated = false;
-  state.position_out = GST_CLOCK_TIME_NONE;
+  state.output.forget_position();
   GST_OBJECT_LOCK(self);
   self->started = true;
   GST_OBJECT_UNLOCK(self);
-  GST_INFO_OBJECT(self, "CUDA device %d, %u slots, up to %d frames in flight", state.device,
-                  state.settings.depth, state.ring->capacity());
+  GST_INFO_OBJECT(self, "CUDA device %d, %u slots, up to %d frames in flight", device,
+                  state.settings.depth, state.engine.capacity());
   return TRUE;
 }
 
@@ -265,15 +158,10 @@ static gboolean gst_cuda_hist_eq_start(GstBaseTransform *trans) {
 static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
   GstCudaHistEq *self = GST_CUDA_HIST_EQ(trans);
   CudaHistEqState &state = *self->state;
-  gst_cuda_hist_eq_stop_output(self);
-  if (state.ring) {
-    cudaSetDevice(state.device);
-    state.ring->discard();
-  }
-  state.cuda_frames.discard();
-  for (PendingFrame &pending : state.output.take_all()) gst_cuda_hist_eq_release(pending);
-  state.ring.reset();
-  state.cuda_frames.release();
+  state.output.stop();
+  state.engine.discard();
+  for (PendingFrame &pending : state.output.queue().take_all()) gst_cuda_hist_eq_release(pending);
+  state.engine.stop();
   state.cuda_caps = false;
   gst_clear_object(&self->context);
   gst_clear_object(&state.pinned);
@@ -288,11 +176,11 @@ static gboolean gst_cuda_hist_eq_stop(GstBaseTransform *trans) {
 // change or a GAP; reconfigure; drain queries; a new CUDA context), and returns how the last
 // pushes went.
 static GstFlowReturn gst_cuda_hist_eq_drain(GstCudaHistEq *self) {
-  return self->state->output.wait_until_empty();
+  return self->state->output.queue().wait_until_empty();
 }
 
-// Moves the zero-copy path into the context of upstream's memory, unless cuda-device-id names
-// another GPU than the one that memory lives on. The frames in flight leave first.
+// Moves the engine into the context of upstream's memory, unless cuda-device-id names another
+// GPU than the one that memory lives on. The frames in flight leave first.
 static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCudaContext *owner) {
   CudaHistEqState &state = *self->state;
   const GstFlowReturn ret = gst_cuda_hist_eq_drain(self);
@@ -307,7 +195,7 @@ static GstFlowReturn gst_cuda_hist_eq_adopt_context(GstCudaHistEq *self, GstCuda
                       ("GstCudaMemory of %" GST_PTR_FORMAT, owner));
     return GST_FLOW_ERROR;
   }
-  return state.cuda_frames.use_context(GST_ELEMENT(self), owner) ? GST_FLOW_OK : GST_FLOW_ERROR;
+  return state.engine.use_context(owner) ? GST_FLOW_OK : GST_FLOW_ERROR;
 }
 
 // After a QoS drop the next frame out is marked DISCONT (writable `buffer`). Marked after the
@@ -319,52 +207,43 @@ static void gst_cuda_hist_eq_mark_discont(GstCudaHistEq *self, GstBuffer *buffer
   self->state->discont_after_drop = false;
 }
 
-// The frame's settings from the base class (`buffer` writable); a frame on the other path than
-// the last one restarts the history (each path keeps its own).
-static HistEqFrame gst_cuda_hist_eq_begin_frame(GstCudaHistEq *self, GstBuffer *buffer,
-                                                bool in_cuda_memory) {
-  CudaHistEqState &state = *self->state;
+// The frame's settings from the base class (`buffer` writable).
+static HistEqFrame gst_cuda_hist_eq_begin_frame(GstCudaHistEq *self, GstBuffer *buffer) {
   HistEqFrame frame = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
-  frame.reset = frame.reset || in_cuda_memory != state.last_in_cuda_memory;
-  state.last_in_cuda_memory = in_cuda_memory;
   gst_cuda_hist_eq_mark_discont(self, buffer);
   return frame;
 }
 
 // A frame in GstCudaMemory: equalized in place on the device, in the memory's own context,
-// with as many such frames in flight as the ring takes.
+// once the engine has room.
 static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, GstBuffer *input) {
   CudaHistEqState &state = *self->state;
   GstCudaContext *owner = GST_CUDA_MEMORY_CAST(gst_buffer_peek_memory(input, 0))->context;
   GstFlowReturn ret = GST_FLOW_OK;
-  if (owner != state.cuda_frames.context()) ret = gst_cuda_hist_eq_adopt_context(self, owner);
-  const int capacity = state.ring->capacity();
+  if (owner != state.engine.context()) ret = gst_cuda_hist_eq_adopt_context(self, owner);
   if (ret == GST_FLOW_OK)
-    ret = state.output.wait_for_room([&] { return state.cuda_frames.in_flight() < capacity; });
+    ret = state.output.queue().wait_for_room([&] { return !state.engine.full(); });
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(input);
     return ret;
   }
   PendingFrame pending;
   pending.buffer = gst_buffer_make_writable(input);
-  pending.in_cuda_memory = true;
-  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer, true);
-  ret = state.cuda_frames.submit(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info,
-                                 pending.buffer, pending.settings.range, pending.settings.params,
-                                 pending.settings.reset, state.settings.kernels);
+  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer);
+  ret = state.engine.submit_cuda_memory(&GST_VIDEO_FILTER(self)->in_info, pending.buffer,
+                                        pending.settings);
   if (ret != GST_FLOW_OK) {
     gst_buffer_unref(pending.buffer);
     return ret;
   }
   GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " submitted in CUDA memory, %d in flight",
-                 GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.cuda_frames.in_flight());
-  state.output.append(pending);
+                 GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.engine.in_flight());
+  state.output.queue().append(pending);
   return GST_FLOW_OK;
 }
 
-// A frame in system memory: mapped, then its luma plane goes through the ring, once the ring
-// has room.
-static GstFlowReturn gst_cuda_hist_eq_submit_to_ring(GstCudaHistEq *self, GstBuffer *input) {
+// A frame in system memory: mapped, then its luma plane goes to the engine once it has room.
+static GstFlowReturn gst_cuda_hist_eq_submit_system_memory(GstCudaHistEq *self, GstBuffer *input) {
   CudaHistEqState &state = *self->state;
   PendingFrame pending;
   pending.buffer = gst_buffer_make_writable(input);
@@ -374,30 +253,17 @@ static GstFlowReturn gst_cuda_hist_eq_submit_to_ring(GstCudaHistEq *self, GstBuf
     return GST_FLOW_ERROR;
   }
   pending.mapped = true;
-  GstFlowReturn ret = state.output.wait_for_room([&] { return !state.ring->full(); });
-  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer, false);
-  const histeq::LumaPlane8 luma = histeq_luma_plane(&pending.frame);
-  histeq::cuda::HostFrame host;
-  host.src = host.dst = luma.data;
-  host.src_pitch = host.dst_pitch = std::size_t(luma.stride);
-  host.width = luma.width;
-  host.height = luma.height;
-  host.range = pending.settings.range;
-  host.params = pending.settings.params;
-  host.reset = pending.settings.reset;
-  if (ret == GST_FLOW_OK) ret = gst_cuda_hist_eq_use_device(self);
-  if (ret == GST_FLOW_OK) {
-    const cudaError_t status = state.ring->submit(host);
-    if (status != cudaSuccess)
-      ret = gst_cuda_hist_eq_cuda_error(self, "StreamRing::submit", status);
-  }
+  GstFlowReturn ret = state.output.queue().wait_for_room([&] { return !state.engine.full(); });
+  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer);
+  if (ret == GST_FLOW_OK)
+    ret = state.engine.submit(histeq_luma_plane(&pending.frame), pending.settings);
   if (ret != GST_FLOW_OK) {
     gst_cuda_hist_eq_release(pending);
     return ret;
   }
   GST_LOG_OBJECT(self, "frame %" GST_TIME_FORMAT " submitted, %d in flight",
-                 GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.ring->in_flight());
-  state.output.append(pending);
+                 GST_TIME_ARGS(GST_BUFFER_PTS(pending.buffer)), state.engine.in_flight());
+  state.output.queue().append(pending);
   return GST_FLOW_OK;
 }
 
@@ -411,7 +277,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   // Downstream's answer to the last push goes back upstream with the next frame. After EOS or
   // an error the frame is refused; after NOT_LINKED it is taken and offered again, as a
   // relinked pad would get it.
-  const GstFlowReturn taken = state.output.flow();
+  const GstFlowReturn taken = state.output.queue().flow();
   if (!keeps_pushing(taken)) {
     gst_buffer_unref(input);
     return taken;
@@ -456,7 +322,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
   }
   state.qos.taken();
   // The sink pad's POSITION (the base class's answer) is the end of the last frame taken in.
-  const GstClockTime end = gst_cuda_hist_eq_frame_end(input);
+  const GstClockTime end = histeq_buffer_end(input);
   if (GST_CLOCK_TIME_IS_VALID(end) && trans->segment.format == GST_FORMAT_TIME)
     trans->segment.position = end;
 
@@ -469,14 +335,14 @@ static GstFlowReturn gst_cuda_hist_eq_submit_input_buffer(GstBaseTransform *tran
     gst_cuda_hist_eq_mark_discont(self, input);
     untouched.buffer = input;
     untouched.done = true;
-    state.output.append(untouched);
+    state.output.queue().append(untouched);
     return taken;
   }
-  // CUDAMemory caps do not promise CUDA memory; anything else goes through the ring.
+  // CUDAMemory caps do not promise CUDA memory; anything else is mapped in system memory.
   const GstFlowReturn ret = state.cuda_caps && gst_buffer_n_memory(input) > 0 &&
                                     gst_is_cuda_memory(gst_buffer_peek_memory(input, 0))
                                 ? gst_cuda_hist_eq_submit_cuda_memory(self, input)
-                                : gst_cuda_hist_eq_submit_to_ring(self, input);
+                                : gst_cuda_hist_eq_submit_system_memory(self, input);
   return ret == GST_FLOW_OK ? taken : ret;
 }
 
@@ -497,13 +363,13 @@ static gboolean gst_cuda_hist_eq_sink_event(GstBaseTransform *trans, GstEvent *e
   // GAP event, a new stream or a tag, which would otherwise overtake them).
   switch (GST_EVENT_TYPE(event)) {
     case GST_EVENT_FLUSH_START:
-      state.output.set_flushing(true);
+      state.output.queue().set_flushing(true);
       break;
     case GST_EVENT_FLUSH_STOP:
-      state.output.set_flushing(false);
+      state.output.queue().set_flushing(false);
       state.qos.reset();
       state.discont_after_drop = false;
-      state.position_out = GST_CLOCK_TIME_NONE;
+      state.output.forget_position();
       break;
     case GST_EVENT_EOS: {
       // No frame follows to carry a failure of the last pushes upstream: it is posted here.
@@ -561,7 +427,7 @@ static gboolean gst_cuda_hist_eq_query(GstBaseTransform *trans, GstPadDirection 
   if (direction == GST_PAD_SRC && GST_QUERY_TYPE(query) == GST_QUERY_POSITION) {
     GstFormat format = GST_FORMAT_UNDEFINED;
     gst_query_parse_position(query, &format, nullptr);
-    const GstClockTime out = self->state->position_out;
+    const GstClockTime out = self->state->output.position();
     if (format == GST_FORMAT_TIME && trans->segment.format == GST_FORMAT_TIME &&
         GST_CLOCK_TIME_IS_VALID(out)) {
       gst_query_set_position(
@@ -689,7 +555,9 @@ static gboolean gst_cuda_hist_eq_configure(GstHistEqBase *base, GstCaps *incaps,
                       ("gst_cuda_ensure_element_context failed"));
     return FALSE;
   }
-  return state.cuda_frames.use_context(GST_ELEMENT(self), self->context);
+  // The engine moves into that context (after the frames in flight, which the CAPS event
+  // drained), so frames in its memory are the engine's to equalize in place.
+  return state.engine.use_context(self->context);
 }
 
 // Both pads carry the same caps (the element works in place), listed with CUDA memory first:
@@ -816,7 +684,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
                         "and from 2 slots on one frame's equalization also overlaps another's "
                         "copies. Each slot takes a second frame queued behind its own. Frames "
                         "leave as soon as they are done, so depth adds no latency",
-                        1, histeq::cuda::StreamRing::kMaxDepth, kDefaultDepth, flags));
+                        1, histeq::cuda::FrameEngine::kMaxDepth, kDefaultDepth, flags));
   g_object_class_install_property(
       gobject_class, PROP_HISTOGRAM_METHOD,
       g_param_spec_enum("histogram-method", "Histogram method",
@@ -864,10 +732,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
 static void gst_cuda_hist_eq_init(GstCudaHistEq *self) {
   // GObject zero-fills instances; the C++ defaults are set here.
   self->settings = Settings();
-  self->state = new CudaHistEqState();
-  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
   // The output task lives while the src pad is active, like a queue's.
-  GstPad *src = GST_BASE_TRANSFORM_SRC_PAD(self);
-  self->parent_src_activate_mode = GST_PAD_ACTIVATEMODEFUNC(src);
-  gst_pad_set_activatemode_function(src, gst_cuda_hist_eq_src_activate_mode);
+  self->state = new CudaHistEqState(GST_BASE_TRANSFORM(self));
+  gst_base_transform_set_in_place(GST_BASE_TRANSFORM(self), TRUE);
 }

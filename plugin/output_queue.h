@@ -20,8 +20,7 @@ struct PendingFrame {
   GstBuffer *buffer = nullptr;
   GstVideoFrame frame{};
   HistEqFrame settings;           // what it is equalized with, and its statistics' timestamps
-  bool mapped = false;            // frame maps buffer (system memory, in the stream ring)
-  bool in_cuda_memory = false;    // in CudaMemoryFrames
+  bool mapped = false;            // frame maps buffer (system memory, until the GPU is done)
   bool done = false;              // nothing to wait for (a GAP buffer, passthrough)
   std::uint64_t flush_count = 0;  // flushes before it was appended (set by append)
 };

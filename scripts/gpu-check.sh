@@ -22,20 +22,20 @@ for step in "${steps[@]}"; do
       ((PIPESTATUS[0] == 0)) || status=1
       ;;
     sanitize)
-      # The small frames of every variant plus the ring: the large ones add time, not coverage.
+      # The small frames of every variant plus the engine: the large ones add time, not coverage.
       # The three tools run at once (racecheck alone takes minutes); each has its own process.
       declare -A sanitizer
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*RingDepth*:*RingOutOfPlace*:StreamRing.*:DeviceEqualizer.*:Options/EveryOption.*small:*RingHistory*:DeviceFramesHistory.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant on
-      # small frames are all it needs; the ring's large frames would take it many minutes.
+      # small frames are all it needs; the engine's large frames would take it many minutes.
       kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small'
       # initcheck: no kernel reads device memory that nothing wrote (the history, the bins).
       for tool in memcheck racecheck synccheck initcheck; do
         case $tool in
           memcheck) f=$filter ;;
           racecheck) f=$kernels ;;
-          synccheck) f="$kernels:*RingDepth*depth2*:*RingOutOfPlace*depth2:*RingHistory*depth2" ;;
-          initcheck) f="$kernels:*RingHistory*depth2:DeviceFramesHistory.*" ;;
+          synccheck) f="$kernels:*EngineDepth*depth2*:*EngineOutOfPlace*depth2:*EngineHistory*depth2:*EngineMixedHistory*depth2" ;;
+          initcheck) f="$kernels:*EngineHistory*depth2:EngineDeviceHistory.*:*EngineMixedHistory*depth2" ;;
         esac
         compute-sanitizer --tool "$tool" --error-exitcode 3 \
           ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \

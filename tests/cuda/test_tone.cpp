@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The options (strength, clip limit, smoothing, scene cuts, statistics) on the GPU, bit-exact
 // with the CPU core frame by frame: on one stream through DeviceEqualizer and DeviceHistory, in
-// both kernel shapes, and through the stream ring at every depth, where the frames' history
-// must follow their order, not their slots.
+// both kernel shapes, and through the frame engine at every depth, where the frames' history
+// must follow their order, not their slots nor whether each plane was in host or device memory.
 #include <algorithm>
 #include <memory>
 #include <string>
@@ -10,18 +10,18 @@
 
 #include "cpu_equalizer.h"
 #include "device_equalizer.h"
-#include "device_frames.h"
 #include "device_history.h"
+#include "frame_engine.h"
 #include "gpu_frames.h"
 #include "gpu_test_support.h"
 #include "params.h"
 #include "pinned_memory.h"
-#include "stream_ring.h"
 
 using histeq::Settings;
 using histeq::cuda::DeviceEqualizer;
 using histeq::cuda::DeviceHistory;
 using histeq::cuda::DeviceTone;
+using histeq::cuda::FrameEngine;
 using histeq::cuda::FrameReport;
 
 namespace {
@@ -174,20 +174,20 @@ INSTANTIATE_TEST_SUITE_P(
 
 namespace {
 
-class RingHistory : public ::testing::TestWithParam<int> {
+class EngineHistory : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
 };
 
 }  // namespace
 
-// Frames of a drifting clip with smoothing, in pinned memory, through the ring: each frame's
-// output and report equal the CPU core's for the frames before it in submit order. A ring that
+// Frames of a drifting clip with smoothing, in pinned memory, through the engine: each frame's
+// output and report equal the CPU core's for the frames before it in submit order. An engine that
 // let a slot's previous frame (n - depth) stand in for frame n - 1 fails here from depth 2 on.
 // The settings change mid-clip (strength ramps, smoothing and statistics switch off and back
 // on), as a controller or a user would change them while playing: the frame after the pause
 // writes the buffer an earlier frame, on another slot, may still be reading.
-TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
+TEST_P(EngineHistory, SmoothingFollowsFrameOrderAcrossSlots) {
   const int depth = GetParam();
   constexpr int kWidth = 641, kHeight = 361, kFrames = 24;
   constexpr std::size_t kPitch = 704;
@@ -208,8 +208,8 @@ TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
     expected.push_back({frame, cpu.histogram(), cpu.restarted()});
   }
 
-  histeq::cuda::StreamRing ring;
-  ASSERT_CUDA(ring.init(depth, {}));
+  FrameEngine engine;
+  ASSERT_CUDA(engine.init(depth, {}));
   std::vector<std::uint8_t *> buffers(kFrames, nullptr);
   for (auto &buffer : buffers)
     ASSERT_CUDA(
@@ -219,7 +219,7 @@ TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
   auto take_one = [&] {
     FrameReport report;
     std::uint64_t tag = 0;
-    ASSERT_CUDA(ring.wait(&tag, &report));
+    ASSERT_CUDA(engine.wait(&tag, &report));
     reports.push_back(report);
     tags.push_back(tag);
   };
@@ -227,7 +227,7 @@ TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
     for (int y = 0; y < kHeight; ++y)
       std::copy_n(clip[std::size_t(i)].begin() + std::ptrdiff_t(y) * kWidth, kWidth,
                   buffers[std::size_t(i)] + y * kPitch);
-    if (ring.full()) take_one();
+    if (engine.full()) take_one();
     histeq::cuda::HostFrame host;
     host.src = host.dst = buffers[std::size_t(i)];
     host.src_pitch = host.dst_pitch = kPitch;
@@ -236,9 +236,9 @@ TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
     host.params = params[std::size_t(i)];
     host.reset = i == 0;
     host.tag = std::uint64_t(i);
-    ASSERT_CUDA(ring.submit(host));
+    ASSERT_CUDA(engine.submit(host));
   }
-  while (ring.in_flight()) take_one();
+  while (engine.in_flight()) take_one();
   ASSERT_EQ(tags.size(), std::size_t(kFrames));
   for (int i = 0; i < kFrames; ++i) {
     EXPECT_EQ(tags[std::size_t(i)], std::uint64_t(i));
@@ -255,37 +255,46 @@ TEST_P(RingHistory, SmoothingFollowsFrameOrderAcrossSlots) {
   for (auto buffer : buffers) histeq::cuda::free_pinned(buffer);
 }
 
-INSTANTIATE_TEST_SUITE_P(Depths, RingHistory, ::testing::Values(1, 2, 3, 4),
+INSTANTIATE_TEST_SUITE_P(Depths, EngineHistory, ::testing::Values(1, 2, 3, 4),
                          [](const auto &info) { return "depth" + std::to_string(info.param); });
 
-// The same clip through DeviceFrames, the engine's path for frames already in device memory:
-// in place, many frames in flight on its stream, each equal to the core's with its history.
-TEST(DeviceFramesHistory, SmoothingFollowsFrameOrderInPlace) {
+// The same clip on planes in device memory, equalized in place, as many in flight as the engine
+// takes at its largest depth: each equal to the core's with its history.
+TEST(EngineDeviceHistory, SmoothingFollowsFrameOrderInPlace) {
   SKIP_WITHOUT_CUDA_DEVICE();
   constexpr int kWidth = 385, kHeight = 289, kFrames = 20;
   constexpr std::size_t kPitch = 416;
   const auto clip = make_clip(kWidth, kHeight, kFrames);
   const histeq::Params params = histeq::to_params(with(0.9, 2, 6, 0.25, true));
   const auto expected = cpu_clip(clip, kWidth, kHeight, params, histeq::limited_range(8));
-  histeq::cuda::DeviceFrames frames;
-  ASSERT_CUDA(frames.init());
+  FrameEngine engine;
+  ASSERT_CUDA(engine.init(FrameEngine::kMaxDepth, {}));
   std::vector<std::unique_ptr<GuardedDevicePlane>> planes;
   std::vector<FrameReport> reports;
+  std::vector<std::uint64_t> tags;
   auto take_one = [&] {
     FrameReport report;
-    ASSERT_CUDA(frames.wait_oldest(&report));
+    std::uint64_t tag = 0;
+    ASSERT_CUDA(engine.wait(&tag, &report));
     reports.push_back(report);
+    tags.push_back(tag);
   };
   for (int i = 0; i < kFrames; ++i) {
     planes.push_back(std::make_unique<GuardedDevicePlane>(kWidth, kHeight, kPitch));
     ASSERT_CUDA(planes.back()->upload(clip[std::size_t(i)]));
-    if (frames.in_flight() == histeq::cuda::DeviceFrames::kMaxInFlight) take_one();
-    ASSERT_CUDA(
-        frames.submit(planes.back()->plane(), histeq::limited_range(8), params, i == 0, {}));
+    if (engine.full()) take_one();
+    histeq::cuda::DeviceFrame device;
+    device.plane = planes.back()->plane();
+    device.range = histeq::limited_range(8);
+    device.params = params;
+    device.reset = i == 0;
+    device.tag = std::uint64_t(i);
+    ASSERT_CUDA(engine.submit(device));
   }
-  while (frames.in_flight()) take_one();
+  while (engine.in_flight()) take_one();
   ASSERT_EQ(reports.size(), std::size_t(kFrames));
   for (int i = 0; i < kFrames; ++i) {
+    EXPECT_EQ(tags[std::size_t(i)], std::uint64_t(i));
     std::vector<std::uint8_t> out;
     bool guards_intact = false;
     ASSERT_CUDA(planes[std::size_t(i)]->download(out, guards_intact));
@@ -294,3 +303,132 @@ TEST(DeviceFramesHistory, SmoothingFollowsFrameOrderInPlace) {
     expect_report(reports[std::size_t(i)], expected[std::size_t(i)], params, i);
   }
 }
+
+namespace {
+
+// Where a frame of the mixed clip lives: the paths take turns in a cycle of three, so
+// consecutive frames change path, and at depths 1, 2 and 4 each slot sees every path (at depth 3
+// each slot keeps one, and every frame's predecessor ran on another slot).
+enum class Path { kPinnedHost, kDevice, kPageableHost };
+
+Path path_of(int frame) {
+  return Path(frame % 3);
+}
+
+class EngineMixedHistory : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+}  // namespace
+
+// The cudahisteq element's case under CUDAMemory caps, where some buffers are GstCudaMemory and
+// some are not: one clip whose frames alternate between host planes (pinned and pageable) and
+// planes in device memory. The history passes through every frame in submit order, whatever
+// path and slot each took, so each frame's output and report equal the CPU core's (ToneMap) for
+// the same sequence. An engine with a history per path, or one that let a path's previous frame
+// stand in for frame n - 1, fails here. Smoothing and statistics pause for two frames mid-clip,
+// as in EngineHistory.
+TEST_P(EngineMixedHistory, SmoothingFollowsFrameOrderAcrossPathsAndSlots) {
+  const int depth = GetParam();
+  constexpr int kWidth = 641, kHeight = 361, kFrames = 30;
+  constexpr std::size_t kPitch = 704;
+  const auto clip = make_clip(kWidth, kHeight, kFrames);
+  std::vector<histeq::Params> params;
+  for (int i = 0; i < kFrames; ++i) {
+    const bool off = i >= 19 && i < 21;
+    params.push_back(histeq::to_params(with(0.6 + 0.4 * i / kFrames, 2, off ? 0 : 8, 0.4, !off)));
+  }
+  histeq::CpuEqualizer cpu(1);
+  std::vector<CpuFrame> expected;
+  for (int i = 0; i < kFrames; ++i) {
+    std::vector<std::uint8_t> frame = clip[std::size_t(i)];
+    cpu.equalize(histeq::LumaPlane8{frame.data(), kWidth, kHeight, kWidth}, histeq::full_range(8),
+                 params[std::size_t(i)], i == 0);
+    expected.push_back({frame, cpu.histogram(), cpu.restarted()});
+  }
+
+  FrameEngine engine;
+  ASSERT_CUDA(engine.init(depth, {}));
+  std::vector<std::uint8_t *> pinned(kFrames, nullptr);
+  std::vector<std::vector<std::uint8_t>> pageable(kFrames);
+  std::vector<std::unique_ptr<GuardedDevicePlane>> device(kFrames);
+  std::vector<FrameReport> reports;
+  std::vector<std::uint64_t> tags;
+  auto take_one = [&] {
+    FrameReport report;
+    std::uint64_t tag = 0;
+    ASSERT_CUDA(engine.wait(&tag, &report));
+    reports.push_back(report);
+    tags.push_back(tag);
+  };
+  // A host frame's rows, kPitch bytes apart.
+  auto host_rows = [&](int i, std::uint8_t *data) {
+    for (int y = 0; y < kHeight; ++y)
+      std::copy_n(clip[std::size_t(i)].begin() + std::ptrdiff_t(y) * kWidth, kWidth,
+                  data + y * kPitch);
+    histeq::cuda::HostFrame host;
+    host.src = host.dst = data;
+    host.src_pitch = host.dst_pitch = kPitch;
+    host.width = kWidth;
+    host.height = kHeight;
+    host.params = params[std::size_t(i)];
+    host.reset = i == 0;
+    host.tag = std::uint64_t(i);
+    return host;
+  };
+  for (int i = 0; i < kFrames; ++i) {
+    if (engine.full()) take_one();
+    const std::size_t f = std::size_t(i);
+    switch (path_of(i)) {
+      case Path::kPinnedHost:
+        ASSERT_CUDA(
+            histeq::cuda::allocate_pinned(kPitch * kHeight, reinterpret_cast<void **>(&pinned[f])));
+        ASSERT_CUDA(engine.submit(host_rows(i, pinned[f])));
+        break;
+      case Path::kPageableHost:
+        pageable[f].resize(kPitch * kHeight);
+        ASSERT_CUDA(engine.submit(host_rows(i, pageable[f].data())));
+        break;
+      case Path::kDevice: {
+        device[f] = std::make_unique<GuardedDevicePlane>(kWidth, kHeight, kPitch);
+        ASSERT_CUDA(device[f]->upload(clip[f]));
+        histeq::cuda::DeviceFrame frame;
+        frame.plane = device[f]->plane();
+        frame.params = params[f];
+        frame.reset = i == 0;
+        frame.tag = std::uint64_t(i);
+        ASSERT_CUDA(engine.submit(frame));
+        break;
+      }
+    }
+  }
+  while (engine.in_flight()) take_one();
+  ASSERT_EQ(tags.size(), std::size_t(kFrames));
+  for (int i = 0; i < kFrames; ++i) {
+    const std::size_t f = std::size_t(i);
+    EXPECT_EQ(tags[f], std::uint64_t(i));
+    std::vector<std::uint8_t> out;
+    if (path_of(i) == Path::kDevice) {
+      bool guards_intact = false;
+      ASSERT_CUDA(device[f]->download(out, guards_intact));
+      EXPECT_TRUE(guards_intact) << "frame " << i;
+    } else {
+      const std::uint8_t *data = path_of(i) == Path::kPinnedHost ? pinned[f] : pageable[f].data();
+      for (int y = 0; y < kHeight; ++y)
+        out.insert(out.end(), data + y * kPitch, data + y * kPitch + kWidth);
+    }
+    ASSERT_TRUE(out == expected[f].pixels) << "frame " << i;
+    expect_report(reports[f], expected[f], params[f], i);
+  }
+  // Scene threshold 0.4 lets the history run through the drift: it restarts with the first
+  // frame, at the clip's cut and after the pause, and nowhere else, so most frames take the
+  // history of a frame on another path.
+  for (int i = 0; i < kFrames; ++i)
+    EXPECT_EQ(expected[std::size_t(i)].restarted, i == 0 || i == kFrames / 2 || i == 21)
+        << "frame " << i;
+  for (auto buffer : pinned) histeq::cuda::free_pinned(buffer);
+}
+
+INSTANTIATE_TEST_SUITE_P(Depths, EngineMixedHistory, ::testing::Values(1, 2, 3, 4),
+                         [](const auto &info) { return "depth" + std::to_string(info.param); });

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "stream_ring.h"
+#include "frame_engine.h"
 
 #include <cstring>
 
@@ -79,17 +79,17 @@ void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src
 
 }  // namespace
 
-// A slot: the device side of every frame queued to it. Double-buffered: `stream` uploads a
+// A slot: the device side of every frame queued to it. Double-buffered: `stream` uploads a host
 // frame into d_in and equalizes it into d_out, `down_stream` downloads d_out once `mapped`
 // says it is written; the next frame's upload into d_in then runs beside that download, and its
-// kernel waits for `downloaded` before it writes d_out again.
-struct StreamRing::Slot {
+// kernel waits for `downloaded` before it writes d_out again. A device frame touches neither
+// plane: it is equalized in place on `stream`, in its turn behind the slot's frame before.
+struct FrameEngine::Slot {
   cudaStream_t stream = nullptr;
   cudaStream_t down_stream = nullptr;
   cudaEvent_t mapped = nullptr;
   cudaEvent_t downloaded = nullptr;
   DeviceEqualizer equalizer;
-  FrameReport *d_report = nullptr;
   std::uint8_t *d_in = nullptr;
   std::uint8_t *d_out = nullptr;
   std::size_t pitch = 0;  // of both planes
@@ -104,7 +104,6 @@ struct StreamRing::Slot {
     if (stream && down_stream) synchronize();
     cudaFree(d_in);
     cudaFree(d_out);
-    cudaFree(d_report);
     if (mapped) cudaEventDestroy(mapped);
     if (downloaded) cudaEventDestroy(downloaded);
     if (stream) cudaStreamDestroy(stream);
@@ -112,13 +111,18 @@ struct StreamRing::Slot {
   }
 };
 
-// The host side of one frame between submit() and wait(): its end on the GPU and its stages.
-struct StreamRing::Queued {
+// One frame between submit() and wait(), of either path: its end on the GPU, its report (each
+// queued frame has its own, so a slot's next frame never waits for the report of the one
+// before) and a host frame's stages.
+struct FrameEngine::Queued {
   cudaEvent_t done = nullptr;
+  FrameReport *d_report = nullptr;
+  FrameReport *h_report = nullptr;  // pinned
+  bool reported = false;            // the frame keeps the history: h_report is its report
+  std::uint64_t tag = 0;
   PinnedStage stage_in;
   PinnedStage stage_out;
-  HostFrame frame;
-  FrameReport *h_report = nullptr;  // pinned
+  HostFrame staged;  // a host frame whose output comes back through stage_out (staged_out)
   bool staged_out = false;
   std::size_t stage_pitch = 0;  // of the frame's stages
 
@@ -127,17 +131,18 @@ struct StreamRing::Queued {
       cudaEventSynchronize(done);
       cudaEventDestroy(done);
     }
+    cudaFree(d_report);
     free_pinned(h_report);
   }
 };
 
-StreamRing::StreamRing() = default;
+FrameEngine::FrameEngine() = default;
 
-StreamRing::~StreamRing() {
+FrameEngine::~FrameEngine() {
   discard();
 }
 
-cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) {
+cudaError_t FrameEngine::init(int depth, KernelConfig config, Transfer transfer) {
   if (!slots_.empty()) return cudaErrorInitializationError;
   if (depth < 1 || depth > kMaxDepth) return cudaErrorInvalidValue;
   if (transfer == Transfer::kZeroCopy && resolve(config).fusion != Fusion::kSingleKernel)
@@ -151,16 +156,16 @@ cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) 
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->mapped, cudaEventDisableTiming));
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->downloaded, cudaEventDisableTiming));
     HISTEQ_CUDA_TRY(slot->equalizer.init(i));
-    HISTEQ_CUDA_TRY(
-        cudaMalloc(reinterpret_cast<void **>(&slot->d_report), sizeof(*slot->d_report)));
-    // The report is copied whole, its padding too: defined from the start (compute-sanitizer's
-    // initcheck).
-    HISTEQ_CUDA_TRY(cudaMemset(slot->d_report, 0, sizeof(*slot->d_report)));
     slots_.push_back(std::move(slot));
   }
   for (int i = 0; i < 2 * depth; ++i) {
     auto queued = std::make_unique<Queued>();
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&queued->done, cudaEventDisableTiming));
+    HISTEQ_CUDA_TRY(
+        cudaMalloc(reinterpret_cast<void **>(&queued->d_report), sizeof(*queued->d_report)));
+    // The report is copied whole, its padding too: defined from the start (compute-sanitizer's
+    // initcheck).
+    HISTEQ_CUDA_TRY(cudaMemset(queued->d_report, 0, sizeof(*queued->d_report)));
     HISTEQ_CUDA_TRY(
         allocate_pinned(sizeof(FrameReport), reinterpret_cast<void **>(&queued->h_report)));
     queued_.push_back(std::move(queued));
@@ -172,7 +177,7 @@ cudaError_t StreamRing::init(int depth, KernelConfig config, Transfer transfer) 
 // Rows are padded to 16 bytes (the kernels' chunk) rather than cudaMallocPitch's 512, so a
 // width that is a multiple of 16 (1080p and 4K among them) has packed rows, and a packed host
 // plane crosses PCIe in one linear copy instead of a copy of `height` rows.
-cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
+cudaError_t FrameEngine::prepare(Slot &slot, const HostFrame &frame) {
   if (frame.width > slot.d_width || frame.height > slot.d_height) {
     HISTEQ_CUDA_TRY(slot.synchronize());
     HISTEQ_CUDA_TRY(cudaFree(slot.d_in));
@@ -189,7 +194,7 @@ cudaError_t StreamRing::prepare(Slot &slot, const HostFrame &frame) {
   return cudaSuccess;
 }
 
-cudaError_t StreamRing::submit(const HostFrame &frame) {
+cudaError_t FrameEngine::submit(const HostFrame &frame) {
   if (slots_.empty()) return cudaErrorInitializationError;
   if (full()) return cudaErrorNotReady;
   if (frame.width < 0 || frame.height < 0 || !frame.src || !frame.dst ||
@@ -199,20 +204,39 @@ cudaError_t StreamRing::submit(const HostFrame &frame) {
   Slot &slot = *slots_[next_ % depth()];
   Queued &queued = *queued_[next_];
   HISTEQ_CUDA_TRY(prepare(slot, frame));
-  const cudaError_t status = enqueue(slot, queued, frame);
+  queued.tag = frame.tag;
+  queued.reported = frame.params.keep_history;
+  queued.staged = frame;
+  return commit(slot, enqueue(slot, queued, frame));
+}
+
+cudaError_t FrameEngine::submit(const DeviceFrame &frame) {
+  if (slots_.empty()) return cudaErrorInitializationError;
+  if (full()) return cudaErrorNotReady;
+  const DevicePlane &plane = frame.plane;
+  if (plane.width < 0 || plane.height < 0 || !plane.data || plane.pitch < std::size_t(plane.width))
+    return cudaErrorInvalidValue;
+  Slot &slot = *slots_[next_ % depth()];
+  Queued &queued = *queued_[next_];
+  queued.tag = frame.tag;
+  queued.reported = frame.params.keep_history;
+  queued.staged_out = false;
+  return commit(slot, enqueue(slot, queued, frame));
+}
+
+cudaError_t FrameEngine::commit(Slot &slot, cudaError_t status) {
   if (status != cudaSuccess) {
     // What was enqueued before the failure may still read or write the frame: it finishes
     // before the caller gets the frame back with the error.
     slot.synchronize();
     return status;
   }
-  queued.frame = frame;
   next_ = (next_ + 1) % capacity();
   in_flight_.fetch_add(1, std::memory_order_release);
   return cudaSuccess;
 }
 
-cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &frame) {
+cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &frame) {
   const std::size_t width = std::size_t(frame.width);
   const std::size_t height = std::size_t(frame.height);
   // Stages are packed for the copy engines (one linear copy where the device plane is packed too)
@@ -270,7 +294,7 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
   DeviceTone tone;
   tone.params = frame.params;
   tone.reset = frame.reset;
-  tone.d_report = slot.d_report;
+  tone.d_report = queued.d_report;
   HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, frame.range, config_, slot.stream, tone));
   HISTEQ_CUDA_TRY(history_.attached(slot.stream, tone));
@@ -280,36 +304,52 @@ cudaError_t StreamRing::enqueue(Slot &slot, Queued &queued, const HostFrame &fra
   HISTEQ_CUDA_TRY(copy_plane_async(down.h_data, down.pitch, slot.d_out, slot.pitch, width, height,
                                    cudaMemcpyDeviceToHost, slot.down_stream));
   if (frame.params.keep_history)
-    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, slot.d_report, sizeof(FrameReport),
+    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, sizeof(FrameReport),
                                     cudaMemcpyDeviceToHost, slot.down_stream));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.downloaded, slot.down_stream));
   return cudaEventRecord(queued.done, slot.down_stream);
 }
 
-cudaError_t StreamRing::wait(std::uint64_t *tag, FrameReport *report) {
+// The slot's planes stay the host frames': a device frame's kernels follow the slot's frame
+// before on `stream` (the equalizer's scratch is the slot's) and need no wait for its download.
+cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const DeviceFrame &frame) {
+  DeviceTone tone;
+  tone.params = frame.params;
+  tone.reset = frame.reset;
+  tone.d_report = queued.d_report;
+  HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
+  HISTEQ_CUDA_TRY(slot.equalizer.equalize(frame.plane, frame.range, config_, slot.stream, tone));
+  HISTEQ_CUDA_TRY(history_.attached(slot.stream, tone));
+  if (frame.params.keep_history)
+    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, sizeof(FrameReport),
+                                    cudaMemcpyDeviceToHost, slot.stream));
+  return cudaEventRecord(queued.done, slot.stream);
+}
+
+cudaError_t FrameEngine::wait(std::uint64_t *tag, FrameReport *report) {
   if (in_flight() == 0) return cudaErrorNotReady;
   Queued &queued = *queued_[oldest_];
   const cudaError_t status = cudaEventSynchronize(queued.done);
   if (report) {
-    if (status == cudaSuccess && queued.frame.params.keep_history) {
+    if (status == cudaSuccess && queued.reported) {
       *report = *queued.h_report;
     } else {
       *report = FrameReport{};
     }
   }
   if (status == cudaSuccess && queued.staged_out) {
-    const HostFrame &frame = queued.frame;
+    const HostFrame &frame = queued.staged;
     copy_rows(frame.dst, frame.dst_pitch, queued.stage_out.data(), queued.stage_pitch, frame.width,
               frame.height);
   }
-  if (tag) *tag = queued.frame.tag;
+  if (tag) *tag = queued.tag;
   // Handed back even on an error, so the submitting thread is never left waiting on it.
   oldest_ = (oldest_ + 1) % capacity();
   in_flight_.fetch_sub(1, std::memory_order_release);
   return status;
 }
 
-cudaError_t StreamRing::discard() {
+cudaError_t FrameEngine::discard() {
   cudaError_t first_error = cudaSuccess;
   for (auto &slot : slots_) {
     const cudaError_t status = slot->synchronize();
