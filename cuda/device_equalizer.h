@@ -12,7 +12,7 @@
 //   eq.init(0, d_scratch, histeq::cuda::DeviceEqualizer::kScratchBytes);
 //
 // One equalizer serves one frame at a time (its histogram and LUT are the frame's scratch);
-// frames in flight on several streams each need their own (StreamRing does that). Every call
+// frames in flight on several streams each need their own (FrameEngine's slots do that). Every call
 // returns the first failing CUDA call's error; nothing throws or exits.
 
 #include <cstddef>

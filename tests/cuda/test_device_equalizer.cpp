@@ -108,7 +108,7 @@ TEST_P(EveryVariant, BitExactWithTheCpuCoreAndNoStrayWrites) {
   }
 }
 
-// Out of place (StreamRing's slots: input plane in, output plane out): the output matches the
+// Out of place (FrameEngine's slots: input plane in, output plane out): the output matches the
 // CPU core, whether its rows are aligned like the input's or not, and the input is untouched.
 TEST_P(EveryVariant, OutOfPlaceLeavesItsInputAndIsBitExact) {
   DeviceEqualizer equalizer;
