@@ -139,9 +139,3 @@ TEST_P(CropMeta, VideocropUpstreamCropsByMetadataThroughTheElement) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Elements, CropMeta, ::testing::Values("histeq", "cudahisteq"));
-
-int main(int argc, char **argv) {
-  gst_init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -823,9 +823,3 @@ TEST_P(RealPipeline, FlushingSeekMidStreamResumesAtTheTargetWithNothingStale) {
 
 INSTANTIATE_TEST_SUITE_P(Depths, RealPipeline, ::testing::Values(1u, 2u, 3u, 4u),
                          [](const auto &info) { return "depth" + std::to_string(info.param); });
-
-int main(int argc, char **argv) {
-  gst_init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -106,9 +106,3 @@ TEST(FrameQos, TheDroppedFramesMessageCarriesItsTimesAndTheCounts) {
 }
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  gst_init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

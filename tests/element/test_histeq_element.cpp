@@ -412,9 +412,3 @@ TEST(HistEqElement, FactoryAndPropertyAreDocumented) {
   gst_object_unref(element);
   gst_object_unref(factory);
 }
-
-int main(int argc, char **argv) {
-  gst_init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}

@@ -147,9 +147,3 @@ TEST_F(OutputQueueTest, ClosingWakesEveryoneAndLeavesTheRestToTakeAll) {
 }
 
 }  // namespace
-
-int main(int argc, char **argv) {
-  gst_init(&argc, &argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
