@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// libFuzzer harness over histeq's input, through GstHarness: caps built from fuzzed fields (or
+// taken whole from the input), any option, and a few buffers of any size and bytes, with or
+// without a GstVideoMeta of fuzzed offsets and strides and a GstVideoCropMeta of a fuzzed
+// rectangle, with DISCONT and GAP flags and flushes between them. Whatever comes in, the
+// element must not crash or read or write outside the buffer (ASan), every buffer it accepts
+// comes out as one buffer of the same size, and a refused buffer or caps is an error return,
+// never an abort. Only the luma plane may change: the chroma planes of a buffer without a meta
+// come out as they went in.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gst/check/gstharness.h>
+#include <gst/gst.h>
+#include <gst/video/video.h>
+
+#include "gsthisteq.h"
+
+namespace {
+
+// Reads the fuzzer's bytes front to back; zeros once they run out.
+class Bytes {
+ public:
+  Bytes(const std::uint8_t *data, std::size_t size) : data_(data), size_(size) {}
+  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
+  std::uint16_t word() { return std::uint16_t(byte() | byte() << 8); }
+  std::uint32_t dword() { return std::uint32_t(word()) | std::uint32_t(word()) << 16; }
+  double fraction() { return word() / 65535.0; }
+  bool chance(int one_in) { return byte() % one_in == 0; }
+
+ private:
+  const std::uint8_t *data_;
+  std::size_t size_;
+  std::size_t at_ = 0;
+};
+
+#define CHECK(condition)                                                                   \
+  do {                                                                                     \
+    if (!(condition)) {                                                                    \
+      std::fprintf(stderr, "element_fuzzer: %s failed (line %d)\n", #condition, __LINE__); \
+      std::abort();                                                                        \
+    }                                                                                      \
+  } while (0)
+
+// The formats histeq takes, and some it must refuse.
+constexpr const char *kFormats[] = {"GRAY8", "I420", "YV12", "NV12",      "NV21", "Y41B",
+                                    "Y42B",  "Y444", "RGB",  "I420_10LE", "YUY2", "BOGUS"};
+constexpr const char *kColorimetry[] = {"bt601", "bt709", "bt2020", "sRGB", "1:4:0:0", "2:4:7:1"};
+
+// Sizes around the edges: tiny, odd, wide, and too large for any buffer.
+int fuzzed_dimension(Bytes &in) {
+  switch (in.byte() % 8) {
+    case 0:
+      return 0;
+    case 1:
+      return int(in.dword() & 0x7fffffff);
+    case 2:
+      return 1 + in.word() % 4096;
+    default:
+      return 1 + in.byte() % 80;
+  }
+}
+
+std::string fuzzed_caps(Bytes &in) {
+  if (in.chance(16)) {
+    std::string raw;
+    for (int n = in.byte() % 96; n > 0; --n) raw += char(in.byte() % 95 + 32);
+    return raw;
+  }
+  const char *format = kFormats[in.byte() % G_N_ELEMENTS(kFormats)];
+  char caps[256];
+  std::snprintf(caps, sizeof caps,
+                "video/x-raw,format=%s,width=%d,height=%d,framerate=%d/1,colorimetry=%s", format,
+                fuzzed_dimension(in), fuzzed_dimension(in), in.byte() % 121,
+                kColorimetry[in.byte() % G_N_ELEMENTS(kColorimetry)]);
+  return caps;
+}
+
+void set_fuzzed_options(GstElement *element, Bytes &in) {
+  g_object_set(
+      element, "strength", in.fraction(), "clip-limit", in.chance(2) ? 0.0 : in.fraction() * 40,
+      "smoothing", in.chance(2) ? 0.0 : in.fraction() * 60, "scene-threshold", in.fraction(),
+      "post-messages", gboolean(in.byte() & 1), "n-threads", guint(in.byte() % 4), nullptr);
+}
+
+// A meta that may lie about the buffer: offsets and strides anywhere, negative or zero.
+void add_fuzzed_video_meta(GstBuffer *buffer, const GstVideoInfo &info, Bytes &in) {
+  gsize offsets[GST_VIDEO_MAX_PLANES] = {};
+  gint strides[GST_VIDEO_MAX_PLANES] = {};
+  for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
+    const bool honest = in.chance(2);
+    offsets[p] = honest ? GST_VIDEO_INFO_PLANE_OFFSET(&info, p) : gsize(in.word());
+    strides[p] = honest ? GST_VIDEO_INFO_PLANE_STRIDE(&info, p) : gint(std::int16_t(in.word()));
+  }
+  const guint width = in.chance(4) ? in.word() : GST_VIDEO_INFO_WIDTH(&info);
+  const guint height = in.chance(4) ? in.word() : GST_VIDEO_INFO_HEIGHT(&info);
+  gst_buffer_add_video_meta_full(buffer, GST_VIDEO_FRAME_FLAG_NONE, GST_VIDEO_INFO_FORMAT(&info),
+                                 width, height, GST_VIDEO_INFO_N_PLANES(&info), offsets, strides);
+}
+
+void add_fuzzed_crop_meta(GstBuffer *buffer, Bytes &in) {
+  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(buffer);
+  crop->x = in.chance(2) ? in.byte() % 16 : in.dword();
+  crop->y = in.chance(2) ? in.byte() % 16 : in.dword();
+  crop->width = in.chance(2) ? in.byte() % 96 : in.dword();
+  crop->height = in.chance(2) ? in.byte() % 96 : in.dword();
+}
+
+// Bytes past the luma plane of a buffer laid out as `info` (the chroma planes), which the
+// element must leave as they are.
+std::vector<std::uint8_t> chroma_of(GstBuffer *buffer, const GstVideoInfo &info) {
+  if (GST_VIDEO_INFO_N_PLANES(&info) < 2) return {};
+  const gsize start = GST_VIDEO_INFO_PLANE_OFFSET(&info, 1);
+  std::vector<std::uint8_t> chroma(GST_VIDEO_INFO_SIZE(&info) - start);
+  gst_buffer_extract(buffer, start, chroma.data(), chroma.size());
+  return chroma;
+}
+
+void push_segment(GstHarness *harness) {
+  GstSegment segment;
+  gst_segment_init(&segment, GST_FORMAT_TIME);
+  gst_harness_push_event(harness, gst_event_new_segment(&segment));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  // Only the element under test: no scan of the system's plugins, no registry file.
+  g_setenv("GST_REGISTRY_DISABLE", "yes", TRUE);
+  g_setenv("GST_PLUGIN_SYSTEM_PATH_1_0", "", TRUE);
+  g_setenv("GST_PLUGIN_PATH_1_0", "", TRUE);
+  gst_init(nullptr, nullptr);
+  CHECK(GST_ELEMENT_REGISTER(histeq, nullptr));
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+  Bytes in(data, size);
+  GstHarness *harness = gst_harness_new("histeq");
+  set_fuzzed_options(harness->element, in);
+  const std::string caps_string = fuzzed_caps(in);
+  GstCaps *caps = gst_caps_from_string(caps_string.c_str());
+  GstVideoInfo info;
+  const bool valid_caps = caps && gst_caps_is_fixed(caps) && gst_video_info_from_caps(&info, caps);
+  // The element may refuse the caps: pushed as an event, not with gst_harness_set_src_caps,
+  // which asserts that they are taken.
+  if (caps && gst_caps_is_fixed(caps)) gst_harness_push_event(harness, gst_event_new_caps(caps));
+  if (caps) gst_caps_unref(caps);
+  push_segment(harness);
+
+  for (int frames = 1 + in.byte() % 3; frames > 0; --frames) {
+    if (in.chance(8)) {
+      gst_harness_push_event(harness, gst_event_new_flush_start());
+      gst_harness_push_event(harness, gst_event_new_flush_stop(TRUE));
+      push_segment(harness);
+    }
+    const gsize natural = valid_caps ? GST_VIDEO_INFO_SIZE(&info) : 0;
+    gsize bytes = natural;
+    if (in.chance(3) || natural > (gsize(1) << 22)) bytes = in.word() % 8192;
+    GstBuffer *buffer = gst_buffer_new_allocate(nullptr, bytes, nullptr);
+    GstMapInfo map;
+    CHECK(gst_buffer_map(buffer, &map, GST_MAP_WRITE));
+    const std::uint8_t seed = in.byte();
+    for (gsize i = 0; i < map.size; ++i) map.data[i] = std::uint8_t(seed + i * 131 + (i >> 7));
+    gst_buffer_unmap(buffer, &map);
+    const bool with_meta = valid_caps && in.chance(3);
+    if (with_meta) add_fuzzed_video_meta(buffer, info, in);
+    if (in.chance(4)) add_fuzzed_crop_meta(buffer, in);
+    if (in.chance(4)) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_DISCONT);
+    if (in.chance(8)) GST_BUFFER_FLAG_SET(buffer, GST_BUFFER_FLAG_GAP);
+    GST_BUFFER_PTS(buffer) = GST_SECOND / 30 * frames;
+
+    const bool whole = valid_caps && bytes == natural && !with_meta;
+    const std::vector<std::uint8_t> chroma =
+        whole ? chroma_of(buffer, info) : std::vector<std::uint8_t>{};
+    const GstFlowReturn ret = gst_harness_push(harness, buffer);
+    if (ret != GST_FLOW_OK) {
+      CHECK(gst_harness_buffers_in_queue(harness) == 0);
+      continue;
+    }
+    GstBuffer *out = gst_harness_try_pull(harness);
+    CHECK(out != nullptr);
+    CHECK(gst_buffer_get_size(out) == bytes);
+    if (whole && !chroma.empty()) CHECK(chroma_of(out, info) == chroma);
+    CHECK(gst_harness_buffers_in_queue(harness) == 0);
+    gst_buffer_unref(out);
+  }
+  gst_harness_teardown(harness);
+  return 0;
+}
