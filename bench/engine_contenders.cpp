@@ -143,7 +143,7 @@ EndToEndContender in_place_host_contender(const HostFrame &frame, HostKind kind,
     std::unique_ptr<HostFrames> host;
   };
   auto state = std::make_shared<State>();
-  check_engine(state->equalizer.init(0), "DeviceEqualizer::init");
+  check_engine(state->equalizer.init(), "DeviceEqualizer::init");
   state->host = std::make_unique<HostFrames>(frame, kind, frames, /*with_outputs=*/false);
   EndToEndContender c;
   c.name = std::string("engine DeviceEqualizer in place on ") +
@@ -187,7 +187,7 @@ DeviceContender options_contender(FrameSize size, std::ptrdiff_t pitch) {
     }
   };
   auto state = std::make_shared<State>();
-  check_engine(state->equalizer.init(0), "DeviceEqualizer::init");
+  check_engine(state->equalizer.init(), "DeviceEqualizer::init");
   check_engine(cudaMalloc(reinterpret_cast<void **>(&state->d_history),
                           2 * 256 * sizeof(unsigned long long)),
                "cudaMalloc");
@@ -230,7 +230,7 @@ EngineInfo engine_info() {
 std::vector<DeviceContender> engine_device_contenders(FrameSize size, std::ptrdiff_t pitch,
                                                       bool all) {
   auto equalizer = std::make_shared<hc::DeviceEqualizer>();
-  check_engine(equalizer->init(0), "DeviceEqualizer::init");
+  check_engine(equalizer->init(), "DeviceEqualizer::init");
   std::vector<DeviceContender> list;
   for (const hc::KernelConfig &config : variants(all)) {
     DeviceContender c;

@@ -53,13 +53,13 @@ struct Slot {
   std::size_t pitch = 0;
   histeq::cuda::DeviceEqualizer equalizer;
 
-  Slot(FrameSize size, int index, Shape shape) {
+  Slot(FrameSize size, Shape shape) {
     if (shape == Shape::kSlotStreams) stream = std::make_unique<Stream>();
     void *d_plane = nullptr;
     BENCH_CUDA(
         cudaMallocPitch(&d_plane, &pitch, std::size_t(size.width), std::size_t(size.height)));
     plane = DeviceBuffer(d_plane, pitch * std::size_t(size.height));
-    BENCH_CUDA(equalizer.init(index));
+    BENCH_CUDA(equalizer.init());
   }
   // The slot's frames must be done before its plane and scratch are freed.
   ~Slot() { cudaDeviceSynchronize(); }
@@ -131,8 +131,7 @@ double period_us(const HostFrame &frame, const std::vector<std::uint8_t> &expect
     chain.compute = std::make_unique<Stream>();
     chain.down = std::make_unique<Stream>();
   }
-  for (int s = 0; s < depth; ++s)
-    chain.slots.push_back(std::make_unique<Slot>(frame.size, s, shape));
+  for (int s = 0; s < depth; ++s) chain.slots.push_back(std::make_unique<Slot>(frame.size, shape));
   std::chrono::steady_clock::time_point start;
   for (long i = 0; i < kFrames; ++i) {
     Slot &slot = *chain.slots[std::size_t(i % depth)];

@@ -17,12 +17,11 @@ DeviceEqualizer::~DeviceEqualizer() {
   if (owns_scratch_) cudaFree(d_histograms_[0]);
 }
 
-cudaError_t DeviceEqualizer::init(int constant_slot) {
+cudaError_t DeviceEqualizer::init() {
   if (d_histograms_[0]) return cudaErrorInitializationError;
-  if (constant_slot < 0 || constant_slot >= kConstantLutSlots) return cudaErrorInvalidValue;
   void *scratch = nullptr;
   HISTEQ_CUDA_TRY(cudaMalloc(&scratch, kScratchBytes));
-  const cudaError_t status = init(constant_slot, scratch, kScratchBytes);
+  const cudaError_t status = init(scratch, kScratchBytes);
   if (d_histograms_[0]) {
     owns_scratch_ = true;  // freed by the destructor from now on
   } else {
@@ -31,12 +30,11 @@ cudaError_t DeviceEqualizer::init(int constant_slot) {
   return status;
 }
 
-cudaError_t DeviceEqualizer::init(int constant_slot, void *d_scratch, std::size_t scratch_bytes) {
+cudaError_t DeviceEqualizer::init(void *d_scratch, std::size_t scratch_bytes) {
   if (d_histograms_[0]) return cudaErrorInitializationError;
-  if (constant_slot < 0 || constant_slot >= kConstantLutSlots || !d_scratch ||
-      scratch_bytes < kScratchBytes || reinterpret_cast<std::uintptr_t>(d_scratch) % 16 != 0)
+  if (!d_scratch || scratch_bytes < kScratchBytes ||
+      reinterpret_cast<std::uintptr_t>(d_scratch) % 16 != 0)
     return cudaErrorInvalidValue;
-  constant_slot_ = constant_slot;
   int device = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
@@ -99,6 +97,9 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
     current_histogram_ = 1 - current_histogram_;
     return cudaSuccess;
   }
+  // Every constant-memory LUT was taken by equalizers that are still alive.
+  if (config.lut == LutMemory::kConstant && constant_slot_.index() < 0)
+    return cudaErrorNotSupported;
   HISTEQ_CUDA_TRY(launch_histogram(config.histogram, plane, d_histogram, sm_count_, stream));
   if (tone.classic()) {
     HISTEQ_CUDA_TRY(launch_build_lut(config.scan, d_histogram, range, d_lut_, stream));
@@ -106,7 +107,7 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
     const unsigned long long pixels = (unsigned long long)plane.width * plane.height;
     HISTEQ_CUDA_TRY(launch_build_tone_lut(d_histogram, pixels, range, tone, d_lut_, stream));
   }
-  const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_};
+  const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_.index()};
   return launch_map(lut, plane, out, sm_count_, stream);
 }
 

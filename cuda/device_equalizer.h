@@ -4,12 +4,12 @@
 // Equalizes 8-bit luma planes that the device can address, in place, on a caller's stream:
 //
 //   histeq::cuda::DeviceEqualizer eq;
-//   if (eq.init(0) != cudaSuccess) ...                  // scratch on the current device
+//   if (eq.init() != cudaSuccess) ...                   // scratch on the current device
 //   eq.equalize(plane, histeq::full_range(8), {}, stream);  // enqueues, returns at once
 //
 //   // or on scratch the caller owns (at least kScratchBytes of device memory, 16-byte aligned,
 //   // kept alive and unused by anyone else while the equalizer lives):
-//   eq.init(0, d_scratch, histeq::cuda::DeviceEqualizer::kScratchBytes);
+//   eq.init(d_scratch, histeq::cuda::DeviceEqualizer::kScratchBytes);
 //
 // One equalizer serves one frame at a time (its histogram and LUT are the frame's scratch);
 // frames in flight on several streams each need their own (FrameEngine's slots do that). Every call
@@ -20,6 +20,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "constant_lut_slot.h"
 #include "device_plane.h"
 #include "device_tone.h"
 #include "equalization.h"
@@ -43,12 +44,11 @@ class DeviceEqualizer {
   DeviceEqualizer(const DeviceEqualizer &) = delete;
   DeviceEqualizer &operator=(const DeviceEqualizer &) = delete;
 
-  // Allocates the scratch on the current device; `constant_slot` (0..kConstantLutSlots-1)
-  // picks this equalizer's LUT in constant memory, for the constant-LUT variant.
-  cudaError_t init(int constant_slot);
+  // Allocates the scratch on the current device.
+  cudaError_t init();
   // The same on `scratch_bytes` (>= kScratchBytes) of device memory at `d_scratch` (16-byte
   // aligned) that the caller owns and frees after this equalizer; init() zeroes it.
-  cudaError_t init(int constant_slot, void *d_scratch, std::size_t scratch_bytes);
+  cudaError_t init(void *d_scratch, std::size_t scratch_bytes);
 
   // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
   // classic one by default). The scan variants are the classic mapping's: with options, the
@@ -79,7 +79,7 @@ class DeviceEqualizer {
   std::uint8_t *d_lut_ = nullptr;
   bool owns_scratch_ = false;
   cudaTextureObject_t lut_texture_ = 0;
-  int constant_slot_ = 0;
+  ConstantLutSlot constant_slot_;  // for the constant-LUT variant
   int sm_count_ = 1;
 };
 

@@ -155,7 +155,7 @@ cudaError_t FrameEngine::init(int depth, KernelConfig config, Transfer transfer)
     HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&slot->down_stream, cudaStreamNonBlocking));
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->mapped, cudaEventDisableTiming));
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&slot->downloaded, cudaEventDisableTiming));
-    HISTEQ_CUDA_TRY(slot->equalizer.init(i));
+    HISTEQ_CUDA_TRY(slot->equalizer.init());
     slots_.push_back(std::move(slot));
   }
   for (int i = 0; i < 2 * depth; ++i) {

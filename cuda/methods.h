@@ -47,9 +47,9 @@ enum class Transfer {
                  // (zero_copy_kernels.h); only the default kernels run this way
 };
 
-// Constant memory is one bank per module, so each concurrent equalizer owns one LUT slot of
-// it (a stream ring is at most this deep).
-constexpr int kConstantLutSlots = 8;
+// LUTs the constant-LUT variant keeps in constant memory (constant_lut_slot.h): one per
+// equalizer alive in the process, 16 KB of the 64 KB bank.
+constexpr int kConstantLutSlots = 64;
 
 struct KernelConfig {
   HistogramMethod histogram = HistogramMethod::kAuto;

@@ -3,12 +3,17 @@
 // planes with guard bands.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <set>
 #include <tuple>
+#include <vector>
 
+#include "constant_lut_slot.h"
 #include "device_equalizer.h"
 #include "gpu_frames.h"
 #include "gpu_test_support.h"
 
+using histeq::cuda::ConstantLutSlot;
 using histeq::cuda::DeviceEqualizer;
 using histeq::cuda::HistogramMethod;
 using histeq::cuda::KernelConfig;
@@ -85,7 +90,7 @@ std::string variant_name(const ::testing::TestParamInfo<Variant> &info) {
 
 TEST_P(EveryVariant, BitExactWithTheCpuCoreAndNoStrayWrites) {
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   for (const Size &size : sizes_of(std::get<3>(GetParam()))) {
     for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
                             Content::kTwoValues, Content::kAllLevels}) {
@@ -112,7 +117,7 @@ TEST_P(EveryVariant, BitExactWithTheCpuCoreAndNoStrayWrites) {
 // CPU core, whether its rows are aligned like the input's or not, and the input is untouched.
 TEST_P(EveryVariant, OutOfPlaceLeavesItsInputAndIsBitExact) {
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   for (const Size &size : sizes_of(std::get<3>(GetParam()))) {
     for (const std::size_t out_pitch : {pitch_of(size) + 16, pitch_of(size) + 3}) {
       SCOPED_TRACE(std::to_string(size.width) + "x" + std::to_string(size.height) + " pitch " +
@@ -142,7 +147,7 @@ class EveryVariantOnConstantFrames : public EveryVariant {};
 
 TEST_P(EveryVariantOnConstantFrames, EachMapsToItself) {
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   GuardedDevicePlane plane(67, 33, 80);
   for (int level = 0; level < 256; ++level) {
     const auto frame = make_frame(Content::kConstant, 67, 33, unsigned(level));
@@ -183,7 +188,7 @@ TEST_P(EveryFusion, BitExactWithTheCpuCoreAndNoStrayWrites) {
   KernelConfig config;
   config.fusion = std::get<0>(GetParam());
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   for (const Size &size : sizes_of(std::get<1>(GetParam()))) {
     for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
                             Content::kTwoValues, Content::kAllLevels, Content::kFlatTiles}) {
@@ -236,7 +241,7 @@ class ZeroCopy : public ::testing::TestWithParam<SizeClass> {
 TEST_P(ZeroCopy, BitExactWithTheCpuCoreAndNoStrayWrites) {
   using Memory = GuardedDevicePlane::Memory;
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   for (Size size : sizes_of(GetParam())) {
     size.aligned = true;
     for (Content content : {Content::kUniform, Content::kNatural, Content::kConstant,
@@ -284,7 +289,7 @@ TEST_P(ZeroCopy, BitExactWithTheCpuCoreAndNoStrayWrites) {
 TEST_P(ZeroCopy, RefusesPlanesItCannotWalkInChunks) {
   using Memory = GuardedDevicePlane::Memory;
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   GuardedDevicePlane host(385, 289, 400, Memory::kPinnedHost);
   GuardedDevicePlane staging(385, 289, 400);
   const histeq::cuda::DevicePlane good = host.plane();
@@ -321,13 +326,72 @@ INSTANTIATE_TEST_SUITE_P(Sizes, ZeroCopy, ::testing::Values(SizeClass::kSmall, S
                            return std::string(info.param == SizeClass::kSmall ? "small" : "large");
                          });
 
-TEST(DeviceEqualizer, RejectsUseBeforeInitAndBadSlots) {
+TEST(DeviceEqualizer, RejectsUseBeforeInit) {
   SKIP_WITHOUT_CUDA_DEVICE();
   DeviceEqualizer equalizer;
   EXPECT_EQ(equalizer.equalize({}, histeq::full_range(8), {}, nullptr),
             cudaErrorInitializationError);
-  EXPECT_EQ(equalizer.init(-1), cudaErrorInvalidValue);
-  EXPECT_EQ(equalizer.init(histeq::cuda::kConstantLutSlots), cudaErrorInvalidValue);
+}
+
+// Needs no device: the slots are the process's bookkeeping.
+TEST(ConstantLutSlot, EachHolderHasItsOwnUntilItIsGone) {
+  std::vector<std::unique_ptr<ConstantLutSlot>> held;
+  std::set<int> indices;
+  for (int i = 0; i < histeq::cuda::kConstantLutSlots; ++i) {
+    held.push_back(std::make_unique<ConstantLutSlot>());
+    indices.insert(held.back()->index());
+  }
+  EXPECT_EQ(indices.size(), std::size_t(histeq::cuda::kConstantLutSlots));
+  EXPECT_EQ(*indices.begin(), 0);
+  EXPECT_EQ(*indices.rbegin(), histeq::cuda::kConstantLutSlots - 1);
+  EXPECT_EQ(ConstantLutSlot().index(), -1) << "every slot is held";
+  const int freed = held[5]->index();
+  held[5].reset();
+  EXPECT_EQ(ConstantLutSlot().index(), freed);
+}
+
+// Two equalizers with the constant-memory LUT, each on its own stream with frames of different
+// content: every map reads its own equalizer's LUT, however the streams interleave. Sharing one
+// slot, a map could read the other's LUT, copied in between its own copy and its kernel.
+TEST(DeviceEqualizer, ConstantLutsOfEqualizersOnTwoStreamsDoNotMix) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  KernelConfig config;
+  config.lut = LutMemory::kConstant;
+  const Size size{385, 289, 40, true};
+  const Content contents[2] = {Content::kNatural, Content::kUniform};
+  DeviceEqualizer equalizers[2];
+  cudaStream_t streams[2] = {};
+  std::vector<std::unique_ptr<GuardedDevicePlane>> planes;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_CUDA(equalizers[i].init());
+    ASSERT_CUDA(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking));
+  }
+  constexpr int kRounds = 16;
+  for (int round = 0; round < kRounds; ++round) {
+    for (int i = 0; i < 2; ++i) {
+      planes.push_back(
+          std::make_unique<GuardedDevicePlane>(size.width, size.height, pitch_of(size)));
+      ASSERT_CUDA(planes.back()->upload(input(contents[i], size)));
+    }
+  }
+  for (int round = 0; round < kRounds; ++round)
+    for (int i = 0; i < 2; ++i)
+      ASSERT_CUDA(equalizers[i].equalize(planes[std::size_t(2 * round + i)]->plane(),
+                                         histeq::full_range(8), config, streams[i]));
+  for (cudaStream_t stream : streams) {
+    ASSERT_CUDA(cudaStreamSynchronize(stream));
+    ASSERT_CUDA(cudaStreamDestroy(stream));
+  }
+  for (int round = 0; round < kRounds; ++round) {
+    for (int i = 0; i < 2; ++i) {
+      std::vector<std::uint8_t> out;
+      bool guards_intact = false;
+      ASSERT_CUDA(planes[std::size_t(2 * round + i)]->download(out, guards_intact));
+      EXPECT_TRUE(guards_intact);
+      ASSERT_TRUE(out == expected(contents[i], size, false))
+          << "round " << round << ", equalizer " << i;
+    }
+  }
 }
 
 namespace {
@@ -354,7 +418,7 @@ void expect_equalizes_natural_frame(DeviceEqualizer &equalizer, const Size &size
 TEST(DeviceEqualizer, EveryFrameStartsFromCleanBinsWhateverRanBefore) {
   SKIP_WITHOUT_CUDA_DEVICE();
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   const Size many_blocks{385, 289, 40, true};
   const Size one_block{64, 48, 0, true};
   KernelConfig separate;
@@ -377,18 +441,16 @@ TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
   ASSERT_CUDA(cudaMalloc(&d_scratch, DeviceEqualizer::kScratchBytes + 16));
   {
     DeviceEqualizer too_small;
-    EXPECT_EQ(too_small.init(0, d_scratch, DeviceEqualizer::kScratchBytes - 1),
-              cudaErrorInvalidValue);
+    EXPECT_EQ(too_small.init(d_scratch, DeviceEqualizer::kScratchBytes - 1), cudaErrorInvalidValue);
     DeviceEqualizer misaligned;
-    EXPECT_EQ(
-        misaligned.init(0, static_cast<char *>(d_scratch) + 1, DeviceEqualizer::kScratchBytes),
-        cudaErrorInvalidValue);
+    EXPECT_EQ(misaligned.init(static_cast<char *>(d_scratch) + 1, DeviceEqualizer::kScratchBytes),
+              cudaErrorInvalidValue);
     DeviceEqualizer no_scratch;
-    EXPECT_EQ(no_scratch.init(0, nullptr, DeviceEqualizer::kScratchBytes), cudaErrorInvalidValue);
+    EXPECT_EQ(no_scratch.init(nullptr, DeviceEqualizer::kScratchBytes), cudaErrorInvalidValue);
 
     DeviceEqualizer equalizer;
-    ASSERT_CUDA(equalizer.init(1, d_scratch, DeviceEqualizer::kScratchBytes));
-    EXPECT_EQ(equalizer.init(1, d_scratch, DeviceEqualizer::kScratchBytes),
+    ASSERT_CUDA(equalizer.init(d_scratch, DeviceEqualizer::kScratchBytes));
+    EXPECT_EQ(equalizer.init(d_scratch, DeviceEqualizer::kScratchBytes),
               cudaErrorInitializationError);
     const Size size{385, 289, 40, true};
     for (const KernelConfig config :
@@ -406,7 +468,7 @@ TEST(DeviceEqualizer, RunsOnCallerOwnedScratch) {
 TEST(AfterAFailedCudaCall, TheNextFrameIsEqualizedAndBitExact) {
   SKIP_WITHOUT_CUDA_DEVICE();
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(2));
+  ASSERT_CUDA(equalizer.init());
   const Size size{64, 48, 0, true};
   for (const KernelConfig config :
        {KernelConfig{}, KernelConfig{HistogramMethod::kSharedAtomics, ScanMethod::kBrentKung,
@@ -440,4 +502,22 @@ TEST(KernelMethods, NamesRoundTrip) {
   }
   HistogramMethod unknown{};
   EXPECT_FALSE(histeq::cuda::parse("no-such-method", unknown));
+}
+
+// With every constant-memory slot held elsewhere, only that variant is refused.
+TEST(DeviceEqualizer, WithoutAConstantSlotOnlyTheConstantLutIsRefused) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  std::vector<std::unique_ptr<ConstantLutSlot>> held;
+  for (int i = 0; i < histeq::cuda::kConstantLutSlots; ++i)
+    held.push_back(std::make_unique<ConstantLutSlot>());
+  DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init());
+  const Size size{385, 289, 40, true};
+  GuardedDevicePlane plane(size.width, size.height, pitch_of(size));
+  ASSERT_CUDA(plane.upload(input(Content::kNatural, size)));
+  KernelConfig constant;
+  constant.lut = LutMemory::kConstant;
+  EXPECT_EQ(equalizer.equalize(plane.plane(), histeq::full_range(8), constant, nullptr),
+            cudaErrorNotSupported);
+  expect_equalizes_natural_frame(equalizer, size, {});
 }

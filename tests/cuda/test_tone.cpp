@@ -117,7 +117,7 @@ TEST_P(EveryOption, FrameByFrameBitExactWithTheCpuCore) {
   config.fusion = std::get<1>(GetParam());
   const histeq::Params params = histeq::to_params(option.settings);
   DeviceEqualizer equalizer;
-  ASSERT_CUDA(equalizer.init(0));
+  ASSERT_CUDA(equalizer.init());
   DeviceHistory history;
   ASSERT_CUDA(history.init());
   FrameReport *d_report = nullptr;
