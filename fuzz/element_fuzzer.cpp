@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness over histeq's input, through GstHarness: caps built from fuzzed fields (or
-// taken whole from the input), any option, and a few buffers of any size and bytes, with or
-// without a GstVideoMeta of fuzzed offsets and strides and a GstVideoCropMeta of a fuzzed
+// their fields taken as text from the input), any option, and a few buffers of any size and bytes,
+// with or without a GstVideoMeta of fuzzed offsets and strides and a GstVideoCropMeta of a fuzzed
 // rectangle, with DISCONT and GAP flags and flushes between them. Whatever comes in, the
 // element must not crash or read or write outside the buffer (ASan), every buffer it accepts
 // comes out as one buffer of the same size, and a refused buffer or caps is an error return,
@@ -67,9 +67,13 @@ int fuzzed_dimension(Bytes &in) {
 }
 
 std::string fuzzed_caps(Bytes &in) {
+  // Fields as raw text (GStreamer's parser itself complains of a bad structure name).
   if (in.chance(16)) {
-    std::string raw;
-    for (int n = in.byte() % 96; n > 0; --n) raw += char(in.byte() % 95 + 32);
+    std::string raw = "video/x-raw,";
+    for (int n = in.byte() % 96; n > 0; --n) {
+      const char c = char(in.byte() % 95 + 32);
+      raw += c == ';' ? ',' : c;  // one structure: a second one's name would be the raw text
+    }
     return raw;
   }
   const char *format = kFormats[in.byte() % G_N_ELEMENTS(kFormats)];
@@ -116,6 +120,7 @@ void add_fuzzed_crop_meta(GstBuffer *buffer, Bytes &in) {
 std::vector<std::uint8_t> chroma_of(GstBuffer *buffer, const GstVideoInfo &info) {
   if (GST_VIDEO_INFO_N_PLANES(&info) < 2) return {};
   const gsize start = GST_VIDEO_INFO_PLANE_OFFSET(&info, 1);
+  if (start >= GST_VIDEO_INFO_SIZE(&info)) return {};
   std::vector<std::uint8_t> chroma(GST_VIDEO_INFO_SIZE(&info) - start);
   gst_buffer_extract(buffer, start, chroma.data(), chroma.size());
   return chroma;
@@ -135,6 +140,8 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   g_setenv("GST_PLUGIN_SYSTEM_PATH_1_0", "", TRUE);
   g_setenv("GST_PLUGIN_PATH_1_0", "", TRUE);
   gst_init(nullptr, nullptr);
+  // A critical is a misuse of an API, the element's or the harness's: as bad as a crash.
+  g_log_set_always_fatal(GLogLevelFlags(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR));
   CHECK(GST_ELEMENT_REGISTER(histeq, nullptr));
   return 0;
 }
