@@ -1,8 +1,63 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+// apply_lut on the widest SIMD target the CPU has (Highway's dynamic dispatch: SSE4, AVX2,
+// AVX-512, NEON, ...), and apply_lut_scalar, the reference it must equal byte for byte.
 #include "lut_map.h"
 
+#include <cstddef>
 #include <cstring>
 
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "lut_map.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+HWY_BEFORE_NAMESPACE();
+namespace histeq {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+// A 256-entry byte lookup from 16-entry byte shuffles (TableLookupBytes looks up within each
+// 128-bit block): the low nibble of a sample indexes each 16-entry slice of the LUT, and its
+// high nibble selects the slice's answer. Sixteen shuffles and selects per vector of samples
+// still beat one load and one store per sample.
+template <class D>
+HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT lut) {
+  const hn::Vec<D> low = hn::And(v, hn::Set(d, 0x0F));
+  const hn::Vec<D> high = hn::ShiftRight<4>(v);
+  hn::Vec<D> mapped = hn::TableLookupBytes(hn::LoadDup128(d, lut), low);
+  for (int slice = 1; slice < 16; ++slice) {
+    const hn::Vec<D> looked_up = hn::TableLookupBytes(hn::LoadDup128(d, lut + 16 * slice), low);
+    mapped = hn::IfThenElse(hn::Eq(high, hn::Set(d, std::uint8_t(slice))), looked_up, mapped);
+  }
+  return mapped;
+}
+
+void MapRows(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *HWY_RESTRICT lut) {
+  const hn::ScalableTag<std::uint8_t> d;
+  // The scalar target's vectors are one sample: its tables have no 16 bytes to look up in.
+  const int lanes = HWY_TARGET == HWY_SCALAR ? plane.width + 1 : int(hn::Lanes(d));
+  for (int y = row_begin; y < row_end; ++y) {
+    std::uint8_t *HWY_RESTRICT p = plane.row(y);
+    int x = 0;
+    // Two vectors at a time share the loads of the LUT's slices.
+    for (; x + 2 * lanes <= plane.width; x += 2 * lanes) {
+      const auto mapped0 = LookUp(d, hn::LoadU(d, p + x), lut);
+      const auto mapped1 = LookUp(d, hn::LoadU(d, p + x + lanes), lut);
+      hn::StoreU(mapped0, d, p + x);
+      hn::StoreU(mapped1, d, p + x + lanes);
+    }
+    for (; x + lanes <= plane.width; x += lanes)
+      hn::StoreU(LookUp(d, hn::LoadU(d, p + x), lut), d, p + x);
+    for (; x < plane.width; ++x) p[x] = lut[p[x]];
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace histeq
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 namespace histeq {
 
 namespace {
@@ -18,7 +73,13 @@ inline std::uint64_t map_word(std::uint64_t w, const std::uint8_t *lut) {
 
 }  // namespace
 
+HWY_EXPORT(MapRows);
+
 void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut) {
+  HWY_DYNAMIC_DISPATCH(MapRows)(plane, row_begin, row_end, lut);
+}
+
+void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut) {
   for (int y = row_begin; y < row_end; ++y) {
     std::uint8_t *p = plane.row(y);
     int x = 0;
@@ -33,3 +94,4 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 }
 
 }  // namespace histeq
+#endif  // HWY_ONCE

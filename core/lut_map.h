@@ -8,7 +8,11 @@
 namespace histeq {
 
 // Replaces every visible sample of rows [row_begin, row_end) by lut[sample], in place. Bytes
-// between the visible width and the stride are left untouched.
+// between the visible width and the stride are left untouched. Runs on the CPU's widest SIMD
+// target.
 void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
+
+// The same, one sample at a time: the reference apply_lut must equal.
+void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
 
 }  // namespace histeq

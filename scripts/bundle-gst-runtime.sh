@@ -3,8 +3,9 @@
 # Makes the relocatable GStreamer bundle for the GPU machine with the shared
 # ../shared/device/make-gst-runtime.sh, then adds what the main job (pipelines/equalize-sample)
 # and the tests use beyond it: videofilter (videobalance), compositor and png (pngenc),
-# videocrop (the crop-metadata tests), with the libraries they need that the bundle lacks, and
-# libgstcontroller (the options tests drive a property through a GstController). Run here;
+# videocrop (the crop-metadata tests), with the libraries they need that the bundle lacks,
+# libgstcontroller (the options tests drive a property through a GstController) and libhwy (the
+# CPU core's SIMD). Run here;
 # carry the folder, and source its env.sh there before scripts/gpu-check.sh.
 #   scripts/bundle-gst-runtime.sh [OUTDIR]        (default .gstrt, ignored by git)
 set -euo pipefail
@@ -31,4 +32,6 @@ for plugin in videofilter compositor png videocrop; do
   done
 done
 cp -L "$(pkg-config --variable=libdir gstreamer-controller-1.0)/libgstcontroller-1.0.so.0" "$out/lib/"
-echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png, videocrop, libgstcontroller)"
+# The CPU core's SIMD library, which the plugin, the tests and the benchmarks link.
+cp -L "$(pkg-config --variable=libdir libhwy)/libhwy.so.1" "$out/lib/"
+echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png, videocrop, libgstcontroller, libhwy)"

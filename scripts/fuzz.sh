@@ -14,14 +14,14 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 core=(core/cpu_equalizer.cpp core/frame_stats.cpp core/luma_histogram.cpp core/lut_map.cpp
   core/params.cpp core/row_pool.cpp core/tone_map.cpp)
 mkdir -p build-fuzz/corpus/core build-fuzz/corpus/element
-clang++ "${flags[@]}" -Icore fuzz/core_fuzzer.cpp "${core[@]}" -lpthread -o build-fuzz/core_fuzzer
+clang++ "${flags[@]}" -Icore fuzz/core_fuzzer.cpp "${core[@]}" -lhwy -lpthread -o build-fuzz/core_fuzzer
 # The element is built into the harness and registered there, instrumented like the core.
 # shellcheck disable=SC2046
 clang++ "${flags[@]}" -Icore -Iplugin -DGST_USE_UNSTABLE_API -DPACKAGE='"gst-histeq"' \
   -DPACKAGE_VERSION='"fuzz"' fuzz/element_fuzzer.cpp plugin/gsthisteq.cpp plugin/gsthisteqbase.cpp \
   plugin/luma_frame.cpp "${core[@]}" \
   $(pkg-config --cflags --libs gstreamer-check-1.0 gstreamer-video-1.0 gstreamer-base-1.0) \
-  -lpthread -o build-fuzz/element_fuzzer
+  -lhwy -lpthread -o build-fuzz/element_fuzzer
 for name in core element; do
   if compgen -G "fuzz/regressions/$name/*" >/dev/null; then
     "build-fuzz/${name}_fuzzer" "fuzz/regressions/$name"/*

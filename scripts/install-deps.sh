@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
   git ca-certificates meson ninja-build pkg-config g++ clang-format
-  libgtest-dev libgmock-dev libopencv-imgproc-dev clang libclang-rt-14-dev
+  libgtest-dev libgmock-dev libopencv-imgproc-dev clang libclang-rt-14-dev libhwy-dev
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev libgstreamer-plugins-bad1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav

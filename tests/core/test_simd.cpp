@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The SIMD paths of the core against their scalar references, on every SIMD target this CPU
+// runs (Highway's dynamic dispatch, forced to each in turn): byte for byte, at every width
+// around the vector sizes, with row padding that must stay untouched.
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <hwy/targets.h>
+
+#include "luma_histogram.h"
+#include "lut_map.h"
+
+namespace {
+
+using Lut = std::vector<std::uint8_t>;
+
+std::vector<Lut> luts() {
+  std::mt19937 random(7);
+  Lut identity(256), reverse(256), noise(256), constant(256, 77), steps(256);
+  for (int v = 0; v < 256; ++v) {
+    identity[v] = std::uint8_t(v);
+    reverse[v] = std::uint8_t(255 - v);
+    noise[v] = std::uint8_t(random());
+    steps[v] = std::uint8_t(v / 16 * 17);
+  }
+  return {identity, reverse, noise, constant, steps};
+}
+
+// Dispatch follows the forced target until the end of the scope.
+class ForcedTarget {
+ public:
+  explicit ForcedTarget(std::int64_t target) { hwy::SetSupportedTargetsForTest(target); }
+  ~ForcedTarget() { hwy::SetSupportedTargetsForTest(0); }
+};
+
+}  // namespace
+
+TEST(ApplyLut, EveryTargetEqualsTheScalarReference) {
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  ASSERT_FALSE(targets.empty());
+  std::mt19937 random(11);
+  for (const std::int64_t target : targets) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const Lut &lut : luts()) {
+      for (int width : {1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200, 1927}) {
+        const int height = 3;
+        const int stride = width + 5;
+        std::vector<std::uint8_t> plane(std::size_t(stride) * height);
+        for (auto &b : plane) b = std::uint8_t(random());
+        std::vector<std::uint8_t> reference = plane;
+        const std::vector<std::uint8_t> before = plane;
+        histeq::apply_lut(histeq::LumaPlane8{plane.data(), width, height, stride}, 0, height,
+                          lut.data());
+        histeq::apply_lut_scalar(histeq::LumaPlane8{reference.data(), width, height, stride}, 0,
+                                 height, lut.data());
+        ASSERT_EQ(plane, reference) << "width " << width;
+        for (int y = 0; y < height; ++y)
+          for (int x = width; x < stride; ++x)
+            ASSERT_EQ(plane[std::size_t(y * stride + x)], before[std::size_t(y * stride + x)]);
+      }
+    }
+  }
+}
+
+TEST(ApplyLut, EverySampleValueThroughEveryTarget) {
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const Lut &lut : luts()) {
+      std::vector<std::uint8_t> plane(256);
+      for (int v = 0; v < 256; ++v) plane[std::size_t(v)] = std::uint8_t(v);
+      histeq::apply_lut(histeq::LumaPlane8{plane.data(), 256, 1, 256}, 0, 1, lut.data());
+      ASSERT_EQ(plane, lut);
+    }
+  }
+}
+
+// Flat runs (counted sixteen at a time) at every alignment, mixed with noise and odd widths,
+// against one count per sample.
+TEST(LumaHistogram, FlatRunsAndNoiseCountLikeOneSampleAtATime) {
+  std::mt19937 random(5);
+  for (int width : {1, 15, 16, 17, 33, 64, 100, 1927}) {
+    const int height = 7;
+    const int stride = width + 3;
+    std::vector<std::uint8_t> plane(std::size_t(stride) * height);
+    for (int y = 0; y < height; ++y) {
+      for (int x = 0; x < width; ++x) {
+        const bool flat = (x + 3 * y) / 19 % 2 == 0;
+        plane[std::size_t(y * stride + x)] = flat ? std::uint8_t(40 + y) : std::uint8_t(random());
+      }
+    }
+    histeq::LumaHistogram8 expected{};
+    for (int y = 0; y < height; ++y)
+      for (int x = 0; x < width; ++x) expected[plane[std::size_t(y * stride + x)]]++;
+    EXPECT_EQ(histeq::luma_histogram(histeq::ConstLumaPlane8{plane.data(), width, height, stride}),
+              expected)
+        << "width " << width;
+  }
+}
