@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // histeq-cpu-bench: the CPU core against OpenCV's cv::equalizeHist in one process, on the same
 // frames (natural, uniform, constant; 720p, 1080p, 4K), one thread and all threads. Prints
-// frames per second (median of runs), our ratio to OpenCV, and whether the bytes are identical.
+// frames per second (median of runs), our ratio to OpenCV, the core with every option and what
+// the options cost (its time over the defaults'), and whether the bytes are identical.
 //   histeq-cpu-bench [--runs N]
 #include <algorithm>
 #include <chrono>
@@ -18,6 +19,8 @@
 #include <opencv2/imgproc.hpp>
 
 #include "cpu_equalizer.h"
+#include "frame_stats.h"
+#include "params.h"
 #include "frames.h"
 
 namespace {
@@ -31,24 +34,36 @@ double median_fps(std::vector<double> seconds) {
   return 1.0 / seconds[seconds.size() / 2];
 }
 
-// Median frames per second of `a` and of `b` over `runs` runs each after one warm-up, taken in
-// turns so that whatever else the machine does weighs on both alike; the frame is restored
+// Median frames per second of each contender over `runs` runs each after one warm-up, taken in
+// turns so that whatever else the machine does weighs on all alike; the frame is restored
 // before each run, outside the timed region.
-std::pair<double, double> fps_side_by_side(const Equalize &a, const Equalize &b,
-                                           const std::vector<std::uint8_t> &frame, int runs) {
+std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
+                                     const std::vector<std::uint8_t> &frame, int runs) {
   std::vector<std::uint8_t> work(frame.size());
-  std::vector<double> seconds[2];
-  const Equalize *contenders[2] = {&a, &b};
+  std::vector<std::vector<double>> seconds(contenders.size());
   for (int i = 0; i <= runs; ++i) {
-    for (int c = 0; c < 2; ++c) {
+    for (std::size_t c = 0; c < contenders.size(); ++c) {
       std::memcpy(work.data(), frame.data(), frame.size());
       const auto t0 = Clock::now();
-      (*contenders[c])(work.data());
+      contenders[c](work.data());
       const double s = std::chrono::duration<double>(Clock::now() - t0).count();
       if (i > 0) seconds[c].push_back(s);
     }
   }
-  return {median_fps(seconds[0]), median_fps(seconds[1])};
+  std::vector<double> fps;
+  for (auto &times : seconds) fps.push_back(median_fps(std::move(times)));
+  return fps;
+}
+
+// histeq-bench's "every option": a partial, clipped, smoothed mapping whose statistics are
+// taken from each frame's histogram, as the element's messages do.
+histeq::Settings every_option() {
+  histeq::Settings settings;
+  settings.strength = 0.8;
+  settings.clip_limit = 2.0;
+  settings.smoothing = 10.0;
+  settings.statistics = true;
+  return settings;
 }
 
 }  // namespace
@@ -73,8 +88,8 @@ int main(int argc, char **argv) {
       "histeq-cpu-bench: CPU core against OpenCV %s cv::equalizeHist, frames per second "
       "(median of %d runs), %u cores\n",
       CV_VERSION, runs, cores);
-  std::printf("%-10s %-9s %-8s %10s %10s %7s  %s\n", "size", "content", "threads", "histeq",
-              "OpenCV", "ratio", "bytes");
+  std::printf("%-10s %-9s %-8s %10s %10s %7s %10s %8s  %s\n", "size", "content", "threads",
+              "histeq", "OpenCV", "ratio", "+options", "cost", "bytes");
   int mismatches = 0;
   const bench::FrameSize sizes[] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
   for (const bench::FrameSize size : sizes) {
@@ -83,10 +98,19 @@ int main(int argc, char **argv) {
       const bench::HostFrame host = bench::make_frame(content, size, size.width, 0x1234u);
       for (unsigned threads : {1u, cores}) {
         histeq::CpuEqualizer ours(threads);
+        histeq::CpuEqualizer ours_with_options(threads);
+        const histeq::Params options = histeq::to_params(every_option());
         cv::setNumThreads(int(threads));
         const auto run_ours = [&](std::uint8_t *p) {
           ours.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
                         histeq::full_range(8));
+        };
+        const auto run_ours_with_options = [&](std::uint8_t *p) {
+          ours_with_options.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
+                                     histeq::full_range(8), options, false);
+          const histeq::FrameStats stats =
+              histeq::frame_stats(ours_with_options.histogram().data(), histeq::kLevels8);
+          static_cast<void>(stats);
         };
         const auto run_opencv = [&](std::uint8_t *p) {
           cv::Mat plane(size.height, size.width, CV_8UC1, p);
@@ -97,11 +121,11 @@ int main(int argc, char **argv) {
         run_opencv(b.data());
         const bool same = a == b;
         mismatches += !same;
-        const auto [ours_fps, opencv_fps] =
-            fps_side_by_side(run_ours, run_opencv, host.bytes, runs);
-        std::printf("%-10s %-9s %-8u %10.0f %10.0f %7.2f  %s\n", size.label().c_str(),
-                    bench::content_name(content), threads, ours_fps, opencv_fps,
-                    ours_fps / opencv_fps, same ? "identical" : "DIFFER");
+        const std::vector<double> fps =
+            fps_side_by_side({run_ours, run_opencv, run_ours_with_options}, host.bytes, runs);
+        std::printf("%-10s %-9s %-8u %10.0f %10.0f %7.2f %10.0f %7.2fx  %s\n", size.label().c_str(),
+                    bench::content_name(content), threads, fps[0], fps[1], fps[0] / fps[1], fps[2],
+                    fps[0] / fps[2], same ? "identical" : "DIFFER");
         if (cores == 1) break;
       }
     }
