@@ -149,6 +149,8 @@ cudaError_t FrameEngine::init(int depth, KernelConfig config, Transfer transfer)
     return cudaErrorInvalidValue;
   config_ = config;
   zero_copy_ = transfer == Transfer::kZeroCopy;
+  faults_ = fault_plan_from_environment();
+  submitted_ = 0;
   for (int i = 0; i < depth; ++i) {
     auto slot = std::make_unique<Slot>();
     HISTEQ_CUDA_TRY(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
@@ -178,6 +180,7 @@ cudaError_t FrameEngine::init(int depth, KernelConfig config, Transfer transfer)
 // width that is a multiple of 16 (1080p and 4K among them) has packed rows, and a packed host
 // plane crosses PCIe in one linear copy instead of a copy of `height` rows.
 cudaError_t FrameEngine::prepare(Slot &slot, const HostFrame &frame) {
+  HISTEQ_CUDA_TRY(faults_.at(Fault::kOutOfMemory, submitted_));
   if (frame.width > slot.d_width || frame.height > slot.d_height) {
     HISTEQ_CUDA_TRY(slot.synchronize());
     HISTEQ_CUDA_TRY(cudaFree(slot.d_in));
@@ -203,7 +206,11 @@ cudaError_t FrameEngine::submit(const HostFrame &frame) {
   // queued_ holds two frames per slot, so frame n's slot is n % depth either way.
   Slot &slot = *slots_[next_ % depth()];
   Queued &queued = *queued_[next_];
-  HISTEQ_CUDA_TRY(prepare(slot, frame));
+  const cudaError_t prepared = prepare(slot, frame);
+  if (prepared != cudaSuccess) {
+    ++submitted_;
+    return prepared;
+  }
   queued.tag = frame.tag;
   queued.reported = frame.params.keep_history;
   queued.staged = frame;
@@ -225,6 +232,7 @@ cudaError_t FrameEngine::submit(const DeviceFrame &frame) {
 }
 
 cudaError_t FrameEngine::commit(Slot &slot, cudaError_t status) {
+  ++submitted_;
   if (status != cudaSuccess) {
     // What was enqueued before the failure may still read or write the frame: it finishes
     // before the caller gets the frame back with the error.
@@ -281,6 +289,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
          frame.height, down.pitch}};
     if (planes.src.data && planes.dst.data && rows_in_chunks(planes.src) &&
         rows_in_chunks(planes.dst)) {
+      HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
       HISTEQ_CUDA_TRY(slot.equalizer.equalize_zero_copy(planes, frame.range, slot.stream));
       ++zero_copy_frames_;
       return cudaEventRecord(queued.done, slot.stream);
@@ -288,6 +297,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
   }
   // With the copy engines the upload goes out first: the time from a frame's arrival to its
   // upload can sit on the critical path, and the destination can wait.
+  HISTEQ_CUDA_TRY(faults_.at(Fault::kCopy, submitted_));
   HISTEQ_CUDA_TRY(copy_plane_async(slot.d_in, slot.pitch, up.h_data, up.pitch, width, height,
                                    cudaMemcpyHostToDevice, slot.stream));
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.stream, slot.downloaded, 0));
@@ -296,6 +306,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
   tone.reset = frame.reset;
   tone.d_report = queued.d_report;
   HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
+  HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, frame.range, config_, slot.stream, tone));
   HISTEQ_CUDA_TRY(history_.attached(slot.stream, tone));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.mapped, slot.stream));
@@ -318,6 +329,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const DeviceFrame &
   tone.reset = frame.reset;
   tone.d_report = queued.d_report;
   HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
+  HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(frame.plane, frame.range, config_, slot.stream, tone));
   HISTEQ_CUDA_TRY(history_.attached(slot.stream, tone));
   if (frame.params.keep_history)

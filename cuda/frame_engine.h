@@ -52,6 +52,7 @@
 #include "device_history.h"
 #include "device_plane.h"
 #include "device_tone.h"
+#include "fault_injection.h"
 #include "equalization.h"
 #include "methods.h"
 #include "params.h"
@@ -133,8 +134,10 @@ class FrameEngine {
   DeviceHistory history_;  // every frame's, in submit order, whichever path it takes
   bool zero_copy_ = false;
   std::uint64_t zero_copy_frames_ = 0;
-  int next_ = 0;    // queued_ index of the next submit (the submitting thread's)
-  int oldest_ = 0;  // queued_ index of the next wait (the waiting thread's)
+  FaultPlan faults_;             // the test-only hook (fault_injection.h), read by init()
+  std::uint64_t submitted_ = 0;  // frames submitted so far, failed ones too
+  int next_ = 0;                 // queued_ index of the next submit (the submitting thread's)
+  int oldest_ = 0;               // queued_ index of the next wait (the waiting thread's)
   std::atomic<int> in_flight_{0};
 };
 

@@ -302,3 +302,20 @@ TEST_F(CudaMemory, FramesOnAnotherGpuThanDeviceIdAreAClearError) {
             std::string::npos)
       << stream.error;
 }
+
+// The GPU fails to launch frame 5's kernels (the engine's test-only hook): one clear error, and
+// frames 0-4 reach the sink first, as histeq makes them.
+TEST_F(CudaMemory, AFailedLaunchMidStreamIsAClearErrorAfterEveryEarlierFrame) {
+  g_setenv("HISTEQ_CUDA_FAULT", "launch@5", TRUE);
+  const auto gpu = pull_frames(test_scene(37), "cudaupload ! cudahisteq name=eq ! cudadownload");
+  g_unsetenv("HISTEQ_CUDA_FAULT");
+  auto cpu = pull_frames(test_scene(37), "histeq");
+  EXPECT_NE(gpu.error.find("The GPU failed while equalizing a frame in CUDA memory"),
+            std::string::npos)
+      << gpu.error;
+  EXPECT_NE(gpu.eq_caps.find("memory:CUDAMemory"), std::string::npos) << gpu.eq_caps;
+  EXPECT_FALSE(gpu.eos);
+  ASSERT_GE(cpu.frames.size(), 5u);
+  cpu.frames.resize(5);
+  expect_same_frames(gpu.frames, cpu.frames);
+}

@@ -794,6 +794,104 @@ TEST(CudaHistEqOutOfMemory, MidStreamIsAClearErrorAndNothingHangs) {
 
 namespace {
 
+struct ElementFault {
+  const char *plan;  // HISTEQ_CUDA_FAULT (cuda/fault_injection.h)
+  GstResourceError code;
+  const char *words;  // in the error's message
+};
+
+class CudaHistEqFault : public ::testing::TestWithParam<ElementFault> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+  void TearDown() override { g_unsetenv("HISTEQ_CUDA_FAULT"); }
+};
+
+}  // namespace
+
+// The GPU fails frame 5 of a stream (a failed launch, a failed copy, no memory left), through
+// the engine's test-only hook: the push of that frame returns an error and the element posts one
+// clear ERROR, frames 0-4 still come out, in order and as histeq makes them, and nothing hangs.
+// Started again, without the fault, the same element equalizes a stream as before.
+TEST_P(CudaHistEqFault, MidStreamFailureIsAClearErrorAfterEveryEarlierFrame) {
+  const ElementFault fault = GetParam();
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 385, 289);
+  std::mt19937 rng(21);
+  std::vector<GstBuffer *> frames;
+  for (int i = 0; i < 8; ++i) {
+    frames.push_back(natural_frame(info, rng));
+    GST_BUFFER_PTS(frames.back()) = i * GST_SECOND / 30;
+  }
+  auto expected = run_frames("histeq", info, frames);
+  ASSERT_EQ(expected.size(), frames.size());
+
+  g_setenv("HISTEQ_CUDA_FAULT", fault.plan, TRUE);
+  GstHarness *h = harness("cudahisteq depth=2");
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  for (int i = 0; i < 5; ++i)
+    ASSERT_EQ(gst_harness_push(h, gst_buffer_copy_deep(frames[std::size_t(i)])), GST_FLOW_OK) << i;
+  EXPECT_EQ(gst_harness_push(h, gst_buffer_copy_deep(frames[5])), GST_FLOW_ERROR);
+  for (int i = 0; i < 5; ++i) {
+    GstBuffer *out = gst_harness_pull(h);
+    ASSERT_NE(out, nullptr) << "frame " << i << " did not come out";
+    EXPECT_EQ(GST_BUFFER_PTS(out), GST_BUFFER_PTS(frames[std::size_t(i)]));
+    EXPECT_EQ(visible_planes(info, out), visible_planes(info, expected[std::size_t(i)]))
+        << "frame " << i;
+    gst_buffer_unref(out);
+  }
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(message, nullptr);
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  EXPECT_TRUE(g_error_matches(error, GST_RESOURCE_ERROR, fault.code)) << error->message;
+  EXPECT_NE(std::string(error->message).find(fault.words), std::string::npos) << error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  EXPECT_EQ(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR), nullptr) << "one error, not several";
+
+  // A new start reads the environment again: the stream goes through whole.
+  g_unsetenv("HISTEQ_CUDA_FAULT");
+  ASSERT_EQ(gst_element_set_state(h->element, GST_STATE_NULL), GST_STATE_CHANGE_SUCCESS);
+  ASSERT_NE(gst_element_set_state(h->element, GST_STATE_PLAYING), GST_STATE_CHANGE_FAILURE);
+  // The element forgot the stream's sticky events when it stopped.
+  ASSERT_TRUE(gst_harness_push_event(h, gst_event_new_stream_start("after-the-fault")));
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  for (std::size_t i = 0; i < frames.size(); ++i)
+    ASSERT_EQ(gst_harness_push(h, gst_buffer_copy_deep(frames[i])), GST_FLOW_OK) << i;
+  EXPECT_TRUE(gst_harness_push_event(h, gst_event_new_eos()));
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    GstBuffer *out = gst_harness_pull(h);
+    ASSERT_NE(out, nullptr) << "frame " << i << " after the restart";
+    EXPECT_EQ(visible_planes(info, out), visible_planes(info, expected[i])) << "restart " << i;
+    gst_buffer_unref(out);
+  }
+  EXPECT_EQ(gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR), nullptr);
+  gst_bus_set_flushing(bus, TRUE);
+  gst_element_set_bus(h->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+  unref_all(frames);
+  unref_all(expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, CudaHistEqFault,
+                         ::testing::Values(ElementFault{"launch@5", GST_RESOURCE_ERROR_FAILED,
+                                                        "The GPU failed while equalizing"},
+                                           ElementFault{"copy@5", GST_RESOURCE_ERROR_FAILED,
+                                                        "The GPU failed while equalizing"},
+                                           ElementFault{
+                                               "out-of-memory@5", GST_RESOURCE_ERROR_NO_SPACE_LEFT,
+                                               "has no memory left for 2 frames of 385x289"}),
+                         [](const auto &info) {
+                           std::string name = info.param.plan;
+                           for (char &c : name)
+                             if (c == '-' || c == '@') c = '_';
+                           return name;
+                         });
+
+namespace {
+
 class RealPipeline : public ::testing::TestWithParam<guint> {
  protected:
   void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
