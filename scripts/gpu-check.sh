@@ -2,15 +2,16 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs on the GPU machine over a copy of the tree with ./build (built here) carried along:
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
-# The element, pipeline and mainjob steps need GStreamer there: carry .gstrt as well, made here
-# by scripts/bundle-gst-runtime.sh.
-#   scripts/gpu-check.sh [tests|sanitize|element|bench|shapes|pipeline|mainjob]...   (default: all)
+# The element, leaks, soak, pipeline and mainjob steps need GStreamer there: carry .gstrt as
+# well, made here by scripts/bundle-gst-runtime.sh.
+#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|shapes|pipeline|mainjob]...
+# (default: all)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize element bench shapes pipeline mainjob)
+((${#steps[@]})) || steps=(tests sanitize element leaks soak bench shapes pipeline mainjob)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -68,6 +69,28 @@ for step in "${steps[@]}"; do
       gst-launch-1.0 -q videotestsrc is-live=true num-buffers=60 ! video/x-raw,format=NV12,width=1280,height=720,framerate=60/1 \
         ! cudahisteq depth=3 ! fakesink sync=true >"$out/live.txt" 2>&1
       echo "live pipeline through cudahisteq depth=3: exit $?"
+      ;;
+    leaks)
+      # The element suites under GStreamer's leaks tracer (meson's `leaks` setup, by hand): an
+      # object alive at gst_deinit() is a fatal warning.
+      for t in cudahisteq-element element-options element-crop; do
+        GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 G_DEBUG=fatal-warnings \
+          ./build/tests/element/test-$t --gtest_brief=1 >"$out/leaks-$t.txt" 2>&1
+        rc=$?
+        echo "leaks tracer ($t): exit $rc; $(grep -c 'object-alive, type-name=(string)[A-Za-z]' "$out/leaks-$t.txt") objects alive at the end; $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/leaks-$t.txt" | tr '\n' ' ')"
+        ((rc == 0)) || status=1
+      done
+      ;;
+    soak)
+      # A million 1080p frames with smoothing and statistics on, in system memory (the pinned
+      # allocator) and in CUDA memory: memory readings, frame counts, samples against histeq.
+      for memory in system cuda; do
+        flag=()
+        [[ $memory == cuda ]] && flag=(--cuda-memory)
+        ./build/tests/element/histeq-soak --frames "${SOAK_FRAMES:-1000000}" "${flag[@]}" \
+          2>&1 | tee "$out/soak-$memory.txt" | tail -20
+        ((PIPESTATUS[0] == 0)) || status=1
+      done
       ;;
     bench)
       if [[ -x build/bench/histeq-bench ]]; then
