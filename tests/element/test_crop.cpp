@@ -15,37 +15,6 @@
 
 namespace {
 
-struct Rect {
-  int x, y, width, height;
-};
-
-// Rectangle `r` of a packed luma plane `stride` bytes wide, as packed rows.
-std::vector<std::uint8_t> luma_rect(const std::vector<std::uint8_t> &luma, int stride, Rect r) {
-  std::vector<std::uint8_t> rows;
-  for (int y = r.y; y < r.y + r.height; ++y)
-    rows.insert(rows.end(), luma.begin() + y * stride + r.x,
-                luma.begin() + y * stride + r.x + r.width);
-  return rows;
-}
-
-// The packed luma plane of a `width`-wide frame after the core equalizes rectangle `r` of it.
-std::vector<std::uint8_t> equalized_inside(std::vector<std::uint8_t> luma, int width, Rect r,
-                                           histeq::OutputRange range) {
-  const auto inside = core_equalized_luma(luma_rect(luma, width, r), r.width, r.height, range);
-  for (int y = 0; y < r.height; ++y)
-    std::copy(inside.begin() + y * r.width, inside.begin() + (y + 1) * r.width,
-              luma.begin() + (r.y + y) * width + r.x);
-  return luma;
-}
-
-void add_crop(GstBuffer *buffer, Rect r) {
-  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(buffer);
-  crop->x = guint(r.x);
-  crop->y = guint(r.y);
-  crop->width = guint(r.width);
-  crop->height = guint(r.height);
-}
-
 class CropMeta : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override { SKIP_UNLESS_RUNS(GetParam()); }
@@ -57,8 +26,8 @@ TEST_P(CropMeta, OnlyTheVisibleRectangleIsCountedAndRewritten) {
   const int width = 97, height = 61;
   for (GstVideoFormat format :
        {GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420}) {
-    for (Rect r : {Rect{13, 7, 50, 31}, Rect{0, 0, 1, 1}, Rect{96, 60, 1, 1}, Rect{1, 0, 96, 61},
-                   Rect{0, 0, width, height}}) {
+    for (CropRect r : {CropRect{13, 7, 50, 31}, CropRect{0, 0, 1, 1}, CropRect{96, 60, 1, 1},
+                       CropRect{1, 0, 96, 61}, CropRect{0, 0, width, height}}) {
       SCOPED_TRACE(std::string(gst_video_format_to_string(format)) + " crop " +
                    std::to_string(r.width) + "x" + std::to_string(r.height) + " at " +
                    std::to_string(r.x) + "," + std::to_string(r.y));
@@ -73,7 +42,7 @@ TEST_P(CropMeta, OnlyTheVisibleRectangleIsCountedAndRewritten) {
       GstBuffer *output = gst_harness_push_and_pull(h, input);
       ASSERT_NE(output, nullptr);
       const auto planes_out = visible_planes(info, output);
-      EXPECT_EQ(planes_out[0], equalized_inside(planes_in[0], width, r, range_of(info)));
+      EXPECT_EQ(planes_out[0], core_equalized_inside(planes_in[0], width, r, range_of(info)));
       for (std::size_t p = 1; p < planes_in.size(); ++p)
         EXPECT_EQ(planes_out[p], planes_in[p]) << "plane " << p;
       const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(output);
@@ -88,7 +57,8 @@ TEST_P(CropMeta, OnlyTheVisibleRectangleIsCountedAndRewritten) {
 
 TEST_P(CropMeta, ARectangleOutsideTheFrameIsAClearError) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 64, 48);
-  for (Rect r : {Rect{60, 0, 8, 8}, Rect{0, 40, 8, 9}, Rect{0, 0, 0, 8}, Rect{10, 10, 8, 0}}) {
+  for (CropRect r : {CropRect{60, 0, 8, 8}, CropRect{0, 40, 8, 9}, CropRect{0, 0, 0, 8},
+                     CropRect{10, 10, 8, 0}}) {
     GstHarness *h = gst_harness_new(GetParam().c_str());
     GstBus *bus = gst_bus_new();
     gst_element_set_bus(h->element, bus);
@@ -113,7 +83,7 @@ TEST_P(CropMeta, VideocropUpstreamCropsByMetadataThroughTheElement) {
   if (!factory) GTEST_SKIP() << "videocrop (gst-plugins-good) is not installed";
   gst_object_unref(factory);
   const int width = 96, height = 64;
-  const Rect r{8, 4, width - 8 - 20, height - 4 - 10};
+  const CropRect r{8, 4, width - 8 - 20, height - 4 - 10};
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, width, height);
   const std::string description = "videocrop left=8 top=4 right=20 bottom=10 ! " + GetParam();
   GstHarness *h = gst_harness_new_parse(description.c_str());
@@ -132,7 +102,7 @@ TEST_P(CropMeta, VideocropUpstreamCropsByMetadataThroughTheElement) {
   EXPECT_EQ(int(crop->width), r.width);
   EXPECT_EQ(int(crop->height), r.height);
   const auto planes_out = visible_planes(info, output);
-  EXPECT_EQ(planes_out[0], equalized_inside(planes_in[0], width, r, range_of(info)));
+  EXPECT_EQ(planes_out[0], core_equalized_inside(planes_in[0], width, r, range_of(info)));
   EXPECT_EQ(planes_out[1], planes_in[1]);
   gst_buffer_unref(output);
   gst_harness_teardown(h);

@@ -153,64 +153,117 @@ TEST_P(CudaMemoryDepth, FlushingSeekDropsTheFramesInFlight) {
 INSTANTIATE_TEST_SUITE_P(Depths, CudaMemoryDepth, ::testing::Values(1u, 2u, 3u, 4u),
                          [](const auto &info) { return "depth" + std::to_string(info.param); });
 
-TEST_F(CudaMemory, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHost) {
-  ASSERT_TRUE(gst_cuda_load_library());
-  gst_cuda_memory_init_once();
-  GstCudaContext *context = gst_cuda_context_new(0);
-  ASSERT_NE(context, nullptr);
-  GstHarness *h = gst_harness_new_parse("cudahisteq");
-  GstContext *shared = gst_context_new_cuda_context(context);
-  gst_element_set_context(h->element, shared);
-  gst_context_unref(shared);
+namespace {
 
-  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 640, 360);
-  GstCaps *caps = gst_video_info_to_caps(&info);
-  gst_caps_set_features_simple(caps,
-                               gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
-  gst_harness_set_src_caps(h, gst_caps_ref(caps));
-  GstBufferPool *pool = gst_cuda_buffer_pool_new(context);
-  GstStructure *config = gst_buffer_pool_get_config(pool);
-  gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), 1, 0);
-  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-  if (!gst_buffer_pool_set_config(pool, config)) {
-    // The CUDA pool adjusts the size to its pitched layout and asks for the adjusted config.
-    ASSERT_TRUE(gst_buffer_pool_set_config(pool, gst_buffer_pool_get_config(pool)));
+// cudahisteq in a harness that shares a CUDA context with a GstCudaBufferPool, fed 640x360 NV12
+// frames in that pool's GstCudaMemory.
+class CudaMemoryHarness : public CudaMemory {
+ protected:
+  void SetUp() override {
+    CudaMemory::SetUp();
+    if (IsSkipped()) return;
+    ASSERT_TRUE(gst_cuda_load_library());
+    gst_cuda_memory_init_once();
+    context_ = gst_cuda_context_new(0);
+    ASSERT_NE(context_, nullptr);
+    h_ = gst_harness_new_parse("cudahisteq");
+    GstContext *shared = gst_context_new_cuda_context(context_);
+    gst_element_set_context(h_->element, shared);
+    gst_context_unref(shared);
+    caps_ = gst_video_info_to_caps(&info_);
+    gst_caps_set_features_simple(
+        caps_, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+    gst_harness_set_src_caps(h_, gst_caps_ref(caps_));
+    pool_ = gst_cuda_buffer_pool_new(context_);
+    GstStructure *config = gst_buffer_pool_get_config(pool_);
+    gst_buffer_pool_config_set_params(config, caps_, guint(GST_VIDEO_INFO_SIZE(&info_)), 1, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    if (!gst_buffer_pool_set_config(pool_, config)) {
+      // The CUDA pool adjusts the size to its pitched layout and asks for the adjusted config.
+      ASSERT_TRUE(gst_buffer_pool_set_config(pool_, gst_buffer_pool_get_config(pool_)));
+    }
+    ASSERT_TRUE(gst_buffer_pool_set_active(pool_, TRUE));
   }
-  ASSERT_TRUE(gst_buffer_pool_set_active(pool, TRUE));
-  GstBuffer *buffer = nullptr;
-  ASSERT_EQ(gst_buffer_pool_acquire_buffer(pool, &buffer, nullptr), GST_FLOW_OK);
+  void TearDown() override {
+    if (h_) gst_harness_teardown(h_);
+    if (pool_) {
+      gst_buffer_pool_set_active(pool_, FALSE);
+      gst_object_unref(pool_);
+    }
+    if (caps_) gst_caps_unref(caps_);
+    if (context_) gst_object_unref(context_);
+  }
 
-  // Content written through a host map, as an upstream in system memory would.
+  // A buffer of the pool holding the planes of `content` (taken), written through a host map as
+  // an upstream in system memory would write them.
+  GstBuffer *cuda_frame(GstBuffer *content) {
+    GstBuffer *buffer = nullptr;
+    EXPECT_EQ(gst_buffer_pool_acquire_buffer(pool_, &buffer, nullptr), GST_FLOW_OK);
+    GstVideoFrame src, dst;
+    const bool mapped = buffer && gst_video_frame_map(&src, &info_, content, GST_MAP_READ);
+    if (mapped && gst_video_frame_map(&dst, &info_, buffer, GST_MAP_WRITE)) {
+      EXPECT_TRUE(gst_video_frame_copy(&dst, &src));
+      gst_video_frame_unmap(&dst);
+    }
+    if (mapped) gst_video_frame_unmap(&src);
+    gst_buffer_unref(content);
+    return buffer;
+  }
+
+  const GstVideoInfo info_ = video_info(GST_VIDEO_FORMAT_NV12, 640, 360);
+  GstCudaContext *context_ = nullptr;
+  GstHarness *h_ = nullptr;
+  GstCaps *caps_ = nullptr;
+  GstBufferPool *pool_ = nullptr;
+};
+
+}  // namespace
+
+TEST_F(CudaMemoryHarness, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedToTheHost) {
   std::mt19937 rng(11);
-  GstBuffer *content = natural_frame(info, rng);
-  const auto before = visible_planes(info, content);
-  GstVideoFrame src, dst;
-  ASSERT_TRUE(gst_video_frame_map(&src, &info, content, GST_MAP_READ));
-  ASSERT_TRUE(gst_video_frame_map(&dst, &info, buffer, GST_MAP_WRITE));
-  ASSERT_TRUE(gst_video_frame_copy(&dst, &src));
-  gst_video_frame_unmap(&dst);
-  gst_video_frame_unmap(&src);
-  gst_buffer_unref(content);
-
+  GstBuffer *content = natural_frame(info_, rng);
+  const auto before = visible_planes(info_, content);
+  GstBuffer *buffer = cuda_frame(content);
+  ASSERT_NE(buffer, nullptr);
   GstMemory *memory = gst_buffer_peek_memory(buffer, 0);
   ASSERT_TRUE(gst_is_cuda_memory(memory));
-  ASSERT_EQ(gst_harness_push(h, buffer), GST_FLOW_OK);
+  ASSERT_EQ(gst_harness_push(h_, buffer), GST_FLOW_OK);
   // It comes out once the GPU is done, with no EOS or later frame to push it.
-  GstBuffer *out = gst_harness_pull(h);
+  GstBuffer *out = gst_harness_pull(h_);
   ASSERT_NE(out, nullptr);
   EXPECT_EQ(gst_buffer_peek_memory(out, 0), memory) << "the output is the input memory";
   // The newest bytes exist only on the device: the element never copied the frame to the host.
   EXPECT_TRUE(GST_MEMORY_FLAG_IS_SET(memory, GST_CUDA_MEMORY_TRANSFER_NEED_DOWNLOAD));
-  const auto after = visible_planes(info, out);  // a host map: downloads now
+  const auto after = visible_planes(info_, out);  // a host map: downloads now
   EXPECT_EQ(after[0], core_equalized_luma(before[0], 640, 360, histeq::full_range(8)));
   EXPECT_EQ(after[1], before[1]);
-
   gst_buffer_unref(out);
-  gst_harness_teardown(h);
-  gst_buffer_pool_set_active(pool, FALSE);
-  gst_object_unref(pool);
-  gst_caps_unref(caps);
-  gst_object_unref(context);
+}
+
+// GstVideoCropMeta on a frame in CUDA memory: only the rectangle is counted and rewritten, on
+// the device, and the metadata travels on.
+TEST_F(CudaMemoryHarness, OnlyTheCropRectangleIsCountedAndRewritten) {
+  for (CropRect r : {CropRect{13, 7, 500, 301}, CropRect{0, 0, 1, 1}, CropRect{639, 359, 1, 1},
+                     CropRect{1, 0, 639, 360}}) {
+    SCOPED_TRACE("crop " + std::to_string(r.width) + "x" + std::to_string(r.height) + " at " +
+                 std::to_string(r.x) + "," + std::to_string(r.y));
+    std::mt19937 rng(r.x + r.width);
+    GstBuffer *content = natural_frame(info_, rng);
+    const auto before = visible_planes(info_, content);
+    GstBuffer *buffer = cuda_frame(content);
+    ASSERT_NE(buffer, nullptr);
+    add_crop(buffer, r);
+    ASSERT_EQ(gst_harness_push(h_, buffer), GST_FLOW_OK);
+    GstBuffer *out = gst_harness_pull(h_);
+    ASSERT_NE(out, nullptr);
+    const auto after = visible_planes(info_, out);
+    EXPECT_EQ(after[0], core_equalized_inside(before[0], 640, r, histeq::full_range(8)));
+    EXPECT_EQ(after[1], before[1]);
+    const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(out);
+    ASSERT_NE(crop, nullptr);
+    EXPECT_EQ(int(crop->width), r.width);
+    gst_buffer_unref(out);
+  }
 }
 
 TEST_F(CudaMemory, UpstreamIsOfferedACudaBufferPoolInThePipelinesContext) {

@@ -103,6 +103,27 @@ std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &l
   return out;
 }
 
+void add_crop(GstBuffer *buffer, CropRect r) {
+  GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(buffer);
+  crop->x = guint(r.x);
+  crop->y = guint(r.y);
+  crop->width = guint(r.width);
+  crop->height = guint(r.height);
+}
+
+std::vector<std::uint8_t> core_equalized_inside(std::vector<std::uint8_t> luma, int width,
+                                                CropRect r, histeq::OutputRange range) {
+  std::vector<std::uint8_t> inside;
+  for (int y = r.y; y < r.y + r.height; ++y)
+    inside.insert(inside.end(), luma.begin() + y * width + r.x,
+                  luma.begin() + y * width + r.x + r.width);
+  inside = core_equalized_luma(inside, r.width, r.height, range);
+  for (int y = 0; y < r.height; ++y)
+    std::copy(inside.begin() + y * r.width, inside.begin() + (y + 1) * r.width,
+              luma.begin() + (r.y + y) * width + r.x);
+  return luma;
+}
+
 histeq::OutputRange range_of(const GstVideoInfo &info) {
   return info.colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
                                                                 : histeq::full_range(8);

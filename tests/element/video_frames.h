@@ -35,3 +35,16 @@ void unref_all(std::vector<GstBuffer *> &buffers);
 // The luma plane (tightly packed) after the core equalizes it.
 std::vector<std::uint8_t> core_equalized_luma(const std::vector<std::uint8_t> &luma, int width,
                                               int height, histeq::OutputRange range);
+
+// A crop rectangle, in pixels of the luma plane.
+struct CropRect {
+  int x, y, width, height;
+};
+
+// Adds a GstVideoCropMeta showing `r`.
+void add_crop(GstBuffer *buffer, CropRect r);
+
+// A packed luma plane `width` pixels wide after the core equalizes rectangle `r` of it alone (its
+// histogram, its pixels); everything outside `r` as it was.
+std::vector<std::uint8_t> core_equalized_inside(std::vector<std::uint8_t> luma, int width,
+                                                CropRect r, histeq::OutputRange range);
