@@ -6,46 +6,16 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <vector>
 
 #include "cpu_equalizer.h"
+#include "fuzz_input.h"
 #include "params.h"
 #include "tone_map.h"
 
-namespace {
-
-// Reads the fuzzer's bytes front to back; zeros once they run out.
-class Bytes {
- public:
-  Bytes(const std::uint8_t *data, std::size_t size) : data_(data), size_(size) {}
-  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
-  std::uint16_t word() { return std::uint16_t(byte() | byte() << 8); }
-  double fraction() { return word() / 65535.0; }
-  std::size_t left() const { return size_ - std::min(at_, size_); }
-  const std::uint8_t *rest() const { return data_ + std::min(at_, size_); }
-
- private:
-  const std::uint8_t *data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-};
-
-// Aborts with the line of the failed invariant, so a crash names what broke.
-#define CHECK(condition)                                                                \
-  do {                                                                                  \
-    if (!(condition)) {                                                                 \
-      std::fprintf(stderr, "core_fuzzer: %s failed (line %d)\n", #condition, __LINE__); \
-      std::abort();                                                                     \
-    }                                                                                   \
-  } while (0)
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
-  Bytes in(data, size);
+  fuzz::Bytes in(data, size);
   const int width = 1 + in.byte() % 97;
   const int height = 1 + in.byte() % 61;
   const int padding = in.byte() % 19;
@@ -76,21 +46,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     histeq::LumaHistogram8 histogram{};
     for (int y = 0; y < height; ++y)
       for (int x = 0; x < width; ++x) histogram[before[std::size_t(y) * stride + std::size_t(x)]]++;
-    CHECK(histogram == equalizer.histogram());
+    FUZZ_CHECK(histogram == equalizer.histogram());
     std::uint8_t lut[256];
     const bool restarted = reference.build(histogram.data(), params, range, reset, lut);
-    CHECK(restarted == equalizer.restarted());
-    for (int v = 1; v < 256; ++v) CHECK(lut[v] >= lut[v - 1]);
+    FUZZ_CHECK(restarted == equalizer.restarted());
+    for (int v = 1; v < 256; ++v) FUZZ_CHECK(lut[v] >= lut[v - 1]);
     for (int y = 0; y < height; ++y) {
       for (std::size_t x = 0; x < stride; ++x) {
         const std::size_t i = std::size_t(y) * stride + x;
         if (x >= std::size_t(width)) {
-          CHECK(plane[i] == before[i]);
+          FUZZ_CHECK(plane[i] == before[i]);
           continue;
         }
         const std::uint32_t v = before[i];
-        CHECK(plane[i] == lut[v]);
-        CHECK(plane[i] >= std::min(v, range.lo) && plane[i] <= std::max(v, range.hi));
+        FUZZ_CHECK(plane[i] == lut[v]);
+        FUZZ_CHECK(plane[i] >= std::min(v, range.lo) && plane[i] <= std::max(v, range.hi));
       }
     }
   }

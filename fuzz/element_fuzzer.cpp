@@ -19,33 +19,10 @@
 #include <gst/gst.h>
 #include <gst/video/video.h>
 
+#include "fuzz_input.h"
 #include "gsthisteq.h"
 
 namespace {
-
-// Reads the fuzzer's bytes front to back; zeros once they run out.
-class Bytes {
- public:
-  Bytes(const std::uint8_t *data, std::size_t size) : data_(data), size_(size) {}
-  std::uint8_t byte() { return at_ < size_ ? data_[at_++] : 0; }
-  std::uint16_t word() { return std::uint16_t(byte() | byte() << 8); }
-  std::uint32_t dword() { return std::uint32_t(word()) | std::uint32_t(word()) << 16; }
-  double fraction() { return word() / 65535.0; }
-  bool chance(int one_in) { return byte() % one_in == 0; }
-
- private:
-  const std::uint8_t *data_;
-  std::size_t size_;
-  std::size_t at_ = 0;
-};
-
-#define CHECK(condition)                                                                   \
-  do {                                                                                     \
-    if (!(condition)) {                                                                    \
-      std::fprintf(stderr, "element_fuzzer: %s failed (line %d)\n", #condition, __LINE__); \
-      std::abort();                                                                        \
-    }                                                                                      \
-  } while (0)
 
 // The formats histeq takes, and some it must refuse.
 constexpr const char *kFormats[] = {"GRAY8", "I420", "YV12", "NV12",      "NV21", "Y41B",
@@ -53,7 +30,7 @@ constexpr const char *kFormats[] = {"GRAY8", "I420", "YV12", "NV12",      "NV21"
 constexpr const char *kColorimetry[] = {"bt601", "bt709", "bt2020", "sRGB", "1:4:0:0", "2:4:7:1"};
 
 // Sizes around the edges: tiny, odd, wide, and too large for any buffer.
-int fuzzed_dimension(Bytes &in) {
+int fuzzed_dimension(fuzz::Bytes &in) {
   switch (in.byte() % 8) {
     case 0:
       return 0;
@@ -66,7 +43,7 @@ int fuzzed_dimension(Bytes &in) {
   }
 }
 
-std::string fuzzed_caps(Bytes &in) {
+std::string fuzzed_caps(fuzz::Bytes &in) {
   // Fields as raw text (GStreamer's parser itself complains of a bad structure name).
   if (in.chance(16)) {
     std::string raw = "video/x-raw,";
@@ -85,7 +62,7 @@ std::string fuzzed_caps(Bytes &in) {
   return caps;
 }
 
-void set_fuzzed_options(GstElement *element, Bytes &in) {
+void set_fuzzed_options(GstElement *element, fuzz::Bytes &in) {
   g_object_set(
       element, "strength", in.fraction(), "clip-limit", in.chance(2) ? 0.0 : in.fraction() * 40,
       "smoothing", in.chance(2) ? 0.0 : in.fraction() * 60, "scene-threshold", in.fraction(),
@@ -93,7 +70,7 @@ void set_fuzzed_options(GstElement *element, Bytes &in) {
 }
 
 // A meta that may lie about the buffer: offsets and strides anywhere, negative or zero.
-void add_fuzzed_video_meta(GstBuffer *buffer, const GstVideoInfo &info, Bytes &in) {
+void add_fuzzed_video_meta(GstBuffer *buffer, const GstVideoInfo &info, fuzz::Bytes &in) {
   gsize offsets[GST_VIDEO_MAX_PLANES] = {};
   gint strides[GST_VIDEO_MAX_PLANES] = {};
   for (guint p = 0; p < GST_VIDEO_INFO_N_PLANES(&info); ++p) {
@@ -107,7 +84,7 @@ void add_fuzzed_video_meta(GstBuffer *buffer, const GstVideoInfo &info, Bytes &i
                                  width, height, GST_VIDEO_INFO_N_PLANES(&info), offsets, strides);
 }
 
-void add_fuzzed_crop_meta(GstBuffer *buffer, Bytes &in) {
+void add_fuzzed_crop_meta(GstBuffer *buffer, fuzz::Bytes &in) {
   GstVideoCropMeta *crop = gst_buffer_add_video_crop_meta(buffer);
   crop->x = in.chance(2) ? in.byte() % 16 : in.dword();
   crop->y = in.chance(2) ? in.byte() % 16 : in.dword();
@@ -142,12 +119,12 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   gst_init(nullptr, nullptr);
   // A critical is a misuse of an API, the element's or the harness's: as bad as a crash.
   g_log_set_always_fatal(GLogLevelFlags(G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR));
-  CHECK(GST_ELEMENT_REGISTER(histeq, nullptr));
+  FUZZ_CHECK(GST_ELEMENT_REGISTER(histeq, nullptr));
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
-  Bytes in(data, size);
+  fuzz::Bytes in(data, size);
   GstHarness *harness = gst_harness_new("histeq");
   set_fuzzed_options(harness->element, in);
   const std::string caps_string = fuzzed_caps(in);
@@ -171,7 +148,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     if (in.chance(3) || natural > (gsize(1) << 22)) bytes = in.word() % 8192;
     GstBuffer *buffer = gst_buffer_new_allocate(nullptr, bytes, nullptr);
     GstMapInfo map;
-    CHECK(gst_buffer_map(buffer, &map, GST_MAP_WRITE));
+    FUZZ_CHECK(gst_buffer_map(buffer, &map, GST_MAP_WRITE));
     const std::uint8_t seed = in.byte();
     for (gsize i = 0; i < map.size; ++i) map.data[i] = std::uint8_t(seed + i * 131 + (i >> 7));
     gst_buffer_unmap(buffer, &map);
@@ -187,14 +164,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         whole ? chroma_of(buffer, info) : std::vector<std::uint8_t>{};
     const GstFlowReturn ret = gst_harness_push(harness, buffer);
     if (ret != GST_FLOW_OK) {
-      CHECK(gst_harness_buffers_in_queue(harness) == 0);
+      FUZZ_CHECK(gst_harness_buffers_in_queue(harness) == 0);
       continue;
     }
     GstBuffer *out = gst_harness_try_pull(harness);
-    CHECK(out != nullptr);
-    CHECK(gst_buffer_get_size(out) == bytes);
-    if (whole && !chroma.empty()) CHECK(chroma_of(out, info) == chroma);
-    CHECK(gst_harness_buffers_in_queue(harness) == 0);
+    FUZZ_CHECK(out != nullptr);
+    FUZZ_CHECK(gst_buffer_get_size(out) == bytes);
+    if (whole && !chroma.empty()) FUZZ_CHECK(chroma_of(out, info) == chroma);
+    FUZZ_CHECK(gst_harness_buffers_in_queue(harness) == 0);
     gst_buffer_unref(out);
   }
   gst_harness_teardown(harness);
