@@ -13,45 +13,98 @@ namespace {
 // takes a few tens of microseconds on one core).
 constexpr std::uint64_t kMinPixelsPerBand = 128 * 1024;
 
+void clear(LumaHistogram8 &histogram, SampleLayout) {
+  histogram.fill(0);
+}
+
+void clear(std::vector<std::uint64_t> &histogram, SampleLayout layout) {
+  histogram.assign(layout.levels(), 0);
+}
+
+void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
+                LumaHistogram8 &histogram) {
+  accumulate_histogram(ConstLumaPlane8{plane.data, plane.width, plane.height, plane.stride}, begin,
+                       end, histogram);
+}
+
+void count_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout layout,
+                std::vector<std::uint64_t> &histogram) {
+  accumulate_histogram(ConstLumaPlane16{plane.data, plane.width, plane.height, plane.stride}, begin,
+                       end, layout, histogram.data());
+}
+
+void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
+              const std::uint8_t *lut) {
+  apply_lut(plane, begin, end, lut);
+}
+
+void map_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout layout,
+              const std::uint16_t *lut) {
+  apply_lut(plane, begin, end, layout, lut);
+}
+
 }  // namespace
 
-CpuEqualizer::CpuEqualizer(unsigned threads) {
+template <typename Sample>
+BasicCpuEqualizer<Sample>::BasicCpuEqualizer(unsigned threads, SampleLayout layout) {
   set_threads(threads);
+  set_layout(layout);
 }
 
-void CpuEqualizer::set_threads(unsigned threads) {
+template <typename Sample>
+void BasicCpuEqualizer<Sample>::set_threads(unsigned threads) {
   pool_.reset();
   pool_ = std::make_unique<RowPool>(threads);
-  band_histograms_.assign(pool_->size(), LumaHistogram8{});
+  band_histograms_.assign(pool_->size(), Histogram{});
 }
 
-unsigned CpuEqualizer::bands_for(const LumaPlane8 &plane) const {
+template <typename Sample>
+void BasicCpuEqualizer<Sample>::set_layout(SampleLayout layout) {
+  // Bytes are 8-bit levels; words hold 1..16 of them.
+  if constexpr (kBytes) {
+    layout = SampleLayout{};
+  } else {
+    layout.bits = std::clamp(layout.bits, 1, 16);
+    layout.shift = std::clamp(layout.shift, 0, 16 - layout.bits);
+    lut_.assign(layout.levels(), 0);
+  }
+  layout_ = layout;
+  clear(histogram_, layout_);
+  tone_ = std::make_unique<ToneMap>(int(layout_.levels()));
+}
+
+template <typename Sample>
+unsigned BasicCpuEqualizer<Sample>::bands_for(const PlaneView<Sample> &plane) const {
   const std::uint64_t by_size = std::max<std::uint64_t>(1, plane.pixels() / kMinPixelsPerBand);
   const std::uint64_t by_rows = std::max(1, plane.height);
   return unsigned(std::min<std::uint64_t>({by_size, by_rows, pool_->size()}));
 }
 
-const std::array<std::uint8_t, kLevels8> &CpuEqualizer::equalize(LumaPlane8 plane,
-                                                                 OutputRange range,
-                                                                 const Params &params, bool reset) {
+template <typename Sample>
+const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equalize(
+    PlaneView<Sample> plane, OutputRange range, const Params &params, bool reset) {
   const unsigned bands = bands_for(plane);
-  const ConstLumaPlane8 source{plane.data, plane.width, plane.height, plane.stride};
+  const std::uint32_t levels = layout_.levels();
   pool_->run(bands, plane.height, [&](unsigned band, int begin, int end) {
-    band_histograms_[band].fill(0);
-    accumulate_histogram(source, begin, end, band_histograms_[band]);
+    clear(band_histograms_[band], layout_);
+    count_rows(plane, begin, end, layout_, band_histograms_[band]);
   });
-  histogram_.fill(0);
+  clear(histogram_, layout_);
   for (unsigned b = 0; b < bands; ++b) {
-    for (int v = 0; v < kLevels8; ++v) histogram_[v] += band_histograms_[b][v];
+    for (std::uint32_t v = 0; v < levels; ++v) histogram_[v] += band_histograms_[b][v];
   }
-  restarted_ = tone_.build(histogram_.data(), params, range, reset, lut_.data());
+  restarted_ = tone_->build(histogram_.data(), params, range, reset, lut_.data());
   // An identity LUT (a frame of one level, strength 0) leaves the plane as it is: no pass.
   bool identity = true;
-  for (int v = 0; v < kLevels8 && identity; ++v) identity = lut_[std::size_t(v)] == v;
+  for (std::uint32_t v = 0; v < levels && identity; ++v) identity = lut_[v] == v;
   if (!identity)
-    pool_->run(bands, plane.height,
-               [&](unsigned, int begin, int end) { apply_lut(plane, begin, end, lut_.data()); });
+    pool_->run(bands, plane.height, [&](unsigned, int begin, int end) {
+      map_rows(plane, begin, end, layout_, lut_.data());
+    });
   return lut_;
 }
+
+template class BasicCpuEqualizer<std::uint8_t>;
+template class BasicCpuEqualizer<std::uint16_t>;
 
 }  // namespace histeq

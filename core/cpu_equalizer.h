@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 #include <vector>
 
 #include "equalization.h"
@@ -11,43 +12,63 @@
 #include "params.h"
 #include "plane.h"
 #include "row_pool.h"
+#include "sample_layout.h"
 #include "tone_map.h"
 
 namespace histeq {
 
-// The CPU engine: equalizes the 8-bit luma planes of one stream in place (histogram, LUT by
-// ToneMap, map), keeping the stream's history from frame to frame. Large frames are split by
-// rows over a RowPool; small ones stay on the calling thread, where hand-off costs more than
-// the work.
-class CpuEqualizer {
+// The CPU engine: equalizes the luma planes of one stream in place (histogram, LUT by ToneMap,
+// map), keeping the stream's history from frame to frame. Large frames are split by rows over a
+// RowPool; small ones stay on the calling thread, where hand-off costs more than the work.
+// Samples are bytes (CpuEqualizer) or 16-bit words with a SampleLayout (DeepCpuEqualizer: 2^bits
+// bins, up to 65536).
+template <typename Sample>
+class BasicCpuEqualizer {
+  static constexpr bool kBytes = std::is_same_v<Sample, std::uint8_t>;
+
  public:
+  using Histogram = std::conditional_t<kBytes, LumaHistogram8, std::vector<std::uint64_t>>;
+  using Lut =
+      std::conditional_t<kBytes, std::array<std::uint8_t, kLevels8>, std::vector<std::uint16_t>>;
+
   // threads == 0 means one per core.
-  explicit CpuEqualizer(unsigned threads);
+  explicit BasicCpuEqualizer(unsigned threads, SampleLayout layout = {});
 
   unsigned threads() const { return pool_->size(); }
   // The threads asked for; threads() is fewer when some could not start.
   unsigned requested_threads() const { return pool_->requested(); }
   // Replaces the worker pool; the stream's history is kept.
   void set_threads(unsigned threads);
+  // Where a word's bits are (16-bit samples); a new layout restarts the history.
+  void set_layout(SampleLayout layout);
+  SampleLayout layout() const { return layout_; }
 
   // Equalizes `plane` with `params`; `reset` restarts the history (flush, caps, DISCONT).
-  // Returns the LUT that was applied.
-  const std::array<std::uint8_t, kLevels8> &equalize(LumaPlane8 plane, OutputRange range,
-                                                     const Params &params = {}, bool reset = false);
+  // Returns the LUT that was applied (levels to levels).
+  const Lut &equalize(PlaneView<Sample> plane, OutputRange range, const Params &params = {},
+                      bool reset = false);
 
-  // Of the last frame: its histogram before equalization, and whether the history restarted.
-  const LumaHistogram8 &histogram() const { return histogram_; }
+  // Of the last frame: its histogram before equalization (one bin per level), and whether the
+  // history restarted.
+  const Histogram &histogram() const { return histogram_; }
   bool restarted() const { return restarted_; }
 
  private:
-  unsigned bands_for(const LumaPlane8 &plane) const;
+  unsigned bands_for(const PlaneView<Sample> &plane) const;
 
   std::unique_ptr<RowPool> pool_;
-  std::vector<LumaHistogram8> band_histograms_;
-  LumaHistogram8 histogram_{};
-  ToneMap tone_{kLevels8};
-  std::array<std::uint8_t, kLevels8> lut_{};
+  SampleLayout layout_;
+  std::vector<Histogram> band_histograms_;
+  Histogram histogram_{};
+  std::unique_ptr<ToneMap> tone_;
+  Lut lut_{};
   bool restarted_ = false;
 };
+
+using CpuEqualizer = BasicCpuEqualizer<std::uint8_t>;
+using DeepCpuEqualizer = BasicCpuEqualizer<std::uint16_t>;
+
+extern template class BasicCpuEqualizer<std::uint8_t>;
+extern template class BasicCpuEqualizer<std::uint16_t>;
 
 }  // namespace histeq

@@ -66,6 +66,15 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
   sub.flush_into(histogram);
 }
 
+void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
+                          std::uint64_t *histogram) {
+  // Up to 2^16 bins: one table of 64-bit counters, no sub-histograms to merge.
+  for (int y = row_begin; y < row_end; ++y) {
+    const std::uint16_t *p = plane.row(y);
+    for (int x = 0; x < plane.width; ++x) histogram[layout.level_of(p[x])]++;
+  }
+}
+
 LumaHistogram8 luma_histogram(ConstLumaPlane8 plane) {
   LumaHistogram8 histogram{};
   accumulate_histogram(plane, 0, plane.height, histogram);

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "plane.h"
+#include "sample_layout.h"
 
 namespace histeq {
 
@@ -19,5 +20,10 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
                           LumaHistogram8 &histogram);
 
 LumaHistogram8 luma_histogram(ConstLumaPlane8 plane);
+
+// Adds the levels of rows [row_begin, row_end) of a plane of 16-bit words to `histogram`
+// (layout.levels() bins).
+void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
+                          std::uint64_t *histogram);
 
 }  // namespace histeq

@@ -79,6 +79,14 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
   HWY_DYNAMIC_DISPATCH(MapRows)(plane, row_begin, row_end, lut);
 }
 
+void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
+               const std::uint16_t *lut) {
+  for (int y = row_begin; y < row_end; ++y) {
+    std::uint16_t *p = plane.row(y);
+    for (int x = 0; x < plane.width; ++x) p[x] = layout.word_of(lut[layout.level_of(p[x])]);
+  }
+}
+
 void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut) {
   for (int y = row_begin; y < row_end; ++y) {
     std::uint8_t *p = plane.row(y);

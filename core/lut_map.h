@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "plane.h"
+#include "sample_layout.h"
 
 namespace histeq {
 
@@ -14,5 +15,10 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 
 // The same, one sample at a time: the reference apply_lut must equal.
 void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
+
+// Replaces every visible word of rows [row_begin, row_end) by the word of lut[its level] (a LUT
+// of layout.levels() levels), in place.
+void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
+               const std::uint16_t *lut);
 
 }  // namespace histeq

@@ -25,5 +25,8 @@ struct PlaneView {
 
 using LumaPlane8 = PlaneView<std::uint8_t>;
 using ConstLumaPlane8 = PlaneView<const std::uint8_t>;
+// Planes of 16-bit words (10, 12 and 16-bit formats; sample_layout.h says where the bits are).
+using LumaPlane16 = PlaneView<std::uint16_t>;
+using ConstLumaPlane16 = PlaneView<const std::uint16_t>;
 
 }  // namespace histeq
