@@ -17,10 +17,12 @@ constexpr guint kMaxThreads = 256;
 
 enum { PROP_0, PROP_N_THREADS };
 
-// Streaming-thread state: only the streaming thread (transform_ip, stop) touches it.
+// Streaming-thread state: only the streaming thread (transform_ip, stop) touches it. One engine
+// at a time: bytes for 8-bit formats, 16-bit words for deeper ones.
 struct HistEqState {
-  std::unique_ptr<histeq::CpuEqualizer> equalizer;
-  guint equalizer_threads = 0;
+  std::unique_ptr<histeq::CpuEqualizer> bytes;
+  std::unique_ptr<histeq::DeepCpuEqualizer> words;
+  guint threads = 0;
 };
 
 }  // namespace
@@ -63,27 +65,41 @@ static void gst_hist_eq_get_property(GObject *object, guint prop_id, GValue *val
   }
 }
 
-// The worker pool is rebuilt only when n-threads changed since the last frame; the stream's
-// history stays.
-static histeq::CpuEqualizer &gst_hist_eq_equalizer(GstHistEq *self) {
+// The engine for the caps' samples, made on the first frame. Its worker pool is rebuilt only
+// when n-threads changed since the last frame, and its history stays; a new layout (caps) starts
+// one afresh, as the caps change restarts the history anyway.
+template <typename Equalizer>
+static Equalizer &gst_hist_eq_engine(GstHistEq *self, std::unique_ptr<Equalizer> &engine,
+                                     histeq::SampleLayout layout) {
   GST_OBJECT_LOCK(self);
   const guint threads = self->n_threads;
   GST_OBJECT_UNLOCK(self);
   HistEqState &state = *self->state;
-  if (!state.equalizer) {
-    state.equalizer = std::make_unique<histeq::CpuEqualizer>(threads);
-  } else if (state.equalizer_threads != threads) {
-    state.equalizer->set_threads(threads);
+  if (engine && (engine->layout().bits != layout.bits || engine->layout().shift != layout.shift))
+    engine->set_layout(layout);
+  if (!engine) {
+    engine = std::make_unique<Equalizer>(threads, layout);
+  } else if (state.threads != threads) {
+    engine->set_threads(threads);
   } else {
-    return *state.equalizer;
+    return *engine;
   }
-  state.equalizer_threads = threads;
-  GST_INFO_OBJECT(self, "using %u threads", state.equalizer->threads());
-  if (state.equalizer->threads() < state.equalizer->requested_threads())
+  state.threads = threads;
+  GST_INFO_OBJECT(self, "using %u threads", engine->threads());
+  if (engine->threads() < engine->requested_threads())
     GST_WARNING_OBJECT(self,
                        "only %u of %u worker threads could start; frames are split over those",
-                       state.equalizer->threads(), state.equalizer->requested_threads());
-  return *state.equalizer;
+                       engine->threads(), engine->requested_threads());
+  return *engine;
+}
+
+// Equalizes the luma of a mapped frame with `engine`, then posts its statistics if asked.
+template <typename Equalizer, typename Plane>
+static void gst_hist_eq_equalize(GstHistEq *self, Equalizer &engine, Plane luma,
+                                 const HistEqFrame &settings) {
+  engine.equalize(luma, settings.range, settings.params, settings.reset);
+  gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), settings, engine.histogram().data(),
+                                   int(engine.histogram().size()), engine.restarted());
 }
 
 // Overrides GstVideoFilter's transform_ip, which only warns and passes a buffer through when it
@@ -92,21 +108,29 @@ static GstFlowReturn gst_hist_eq_transform_ip(GstBaseTransform *trans, GstBuffer
   GstHistEq *self = GST_HIST_EQ(trans);
   if (GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_GAP)) return GST_FLOW_OK;
 
-  histeq::CpuEqualizer &equalizer = gst_hist_eq_equalizer(self);
+  HistEqState &state = *self->state;
+  const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
+  const histeq::SampleLayout layout = histeq_sample_layout(info);
   const HistEqFrame settings = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
   GstVideoFrame frame;
-  if (!histeq_map_frame(GST_ELEMENT(self), &GST_VIDEO_FILTER(self)->in_info, buffer, &frame))
-    return GST_FLOW_ERROR;
-  equalizer.equalize(histeq_luma_plane(&frame), settings.range, settings.params, settings.reset);
+  if (!histeq_map_frame(GST_ELEMENT(self), info, buffer, &frame)) return GST_FLOW_ERROR;
+  if (layout.bits > 8) {
+    state.bytes.reset();
+    gst_hist_eq_equalize(self, gst_hist_eq_engine(self, state.words, layout),
+                         histeq_luma_plane16(&frame), settings);
+  } else {
+    state.words.reset();
+    gst_hist_eq_equalize(self, gst_hist_eq_engine(self, state.bytes, layout),
+                         histeq_luma_plane(&frame), settings);
+  }
   gst_video_frame_unmap(&frame);
-  gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), settings, equalizer.histogram().data(),
-                                   histeq::kLevels8, equalizer.restarted());
   return GST_FLOW_OK;
 }
 
 // No idle worker pool is kept while the element is stopped.
 static gboolean gst_hist_eq_stop(GstBaseTransform *trans) {
-  GST_HIST_EQ(trans)->state->equalizer.reset();
+  GST_HIST_EQ(trans)->state->bytes.reset();
+  GST_HIST_EQ(trans)->state->words.reset();
   return TRUE;
 }
 
@@ -132,7 +156,7 @@ static void gst_hist_eq_class_init(GstHistEqClass *klass) {
           kDefaultThreads,
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
 
-  histeq_add_luma_pad_templates(element_class);
+  histeq_add_luma_pad_templates(element_class, true);
   gst_element_class_set_static_metadata(
       element_class, "Histogram equalization", "Filter/Effect/Video",
       "Stretches the contrast of each frame by equalizing its luma histogram on the CPU; chroma "

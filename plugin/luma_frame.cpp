@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "luma_frame.h"
 
-void histeq_add_luma_pad_templates(GstElementClass *element_class, const char *memory_feature) {
-  GstCaps *caps = gst_caps_from_string(GST_VIDEO_CAPS_MAKE(HISTEQ_LUMA_FORMATS));
+void histeq_add_luma_pad_templates(GstElementClass *element_class, bool deep,
+                                   const char *memory_feature) {
+  GstCaps *caps = gst_caps_from_string(
+      deep ? GST_VIDEO_CAPS_MAKE("{ " HISTEQ_LUMA_FORMATS ", " HISTEQ_DEEP_LUMA_FORMATS " }")
+           : GST_VIDEO_CAPS_MAKE("{ " HISTEQ_LUMA_FORMATS " }"));
   if (memory_feature) {
     GstCaps *preferred = gst_caps_copy(caps);
     gst_caps_set_features_simple(preferred, gst_caps_features_new(memory_feature, nullptr));
@@ -15,9 +18,15 @@ void histeq_add_luma_pad_templates(GstElementClass *element_class, const char *m
   gst_caps_unref(caps);
 }
 
+histeq::SampleLayout histeq_sample_layout(const GstVideoInfo *info) {
+  return histeq::SampleLayout{int(GST_VIDEO_INFO_COMP_DEPTH(info, 0)),
+                              int(GST_VIDEO_FORMAT_INFO_SHIFT(info->finfo, 0))};
+}
+
 histeq::OutputRange histeq_output_range(const GstVideoInfo *info) {
-  return info->colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(8)
-                                                                 : histeq::full_range(8);
+  const int bits = histeq_sample_layout(info).bits;
+  return info->colorimetry.range == GST_VIDEO_COLOR_RANGE_16_235 ? histeq::limited_range(bits)
+                                                                 : histeq::full_range(bits);
 }
 
 // gst_video_frame_map() refuses such a meta with a g_return_val_if_fail critical; checked here
@@ -149,4 +158,14 @@ histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame) {
   }
   return histeq::LumaPlane8{data, GST_VIDEO_FRAME_COMP_WIDTH(frame, 0),
                             GST_VIDEO_FRAME_COMP_HEIGHT(frame, 0), stride};
+}
+
+histeq::LumaPlane16 histeq_luma_plane16(GstVideoFrame *frame) {
+  const histeq::LumaPlane8 bytes = histeq_luma_plane(frame);
+  // The crop's x counts samples, which are two bytes wide here.
+  std::uint8_t *first = bytes.data;
+  if (const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(frame->buffer))
+    first += crop->x;
+  return histeq::LumaPlane16{reinterpret_cast<std::uint16_t *>(first), bytes.width, bytes.height,
+                             bytes.stride};
 }

@@ -2,22 +2,32 @@
 #pragma once
 
 // What both elements need to turn a GStreamer buffer into the engines' luma plane: the formats
-// whose first plane is 8-bit luma, the output range the caps ask for, and a frame mapping that
-// fails with a sentence a user understands.
+// whose first plane is luma, the output range the caps ask for, and a frame mapping that fails
+// with a sentence a user understands.
 
 #include <gst/video/video.h>
 
 #include "equalization.h"
 #include "plane.h"
+#include "sample_layout.h"
 
-#define HISTEQ_LUMA_FORMATS "{ GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444 }"
+#define HISTEQ_LUMA_FORMATS "GRAY8, I420, YV12, NV12, NV21, Y41B, Y42B, Y444"
+// 10, 12 and 16-bit luma in 16-bit little-endian words, LSB-aligned except P010 and P012.
+#define HISTEQ_DEEP_LUMA_FORMATS                                                             \
+  "GRAY16_LE, I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
+  "P010_10LE, P012_LE, P016_LE"
 
-// The same raw-video sink and src templates, over HISTEQ_LUMA_FORMATS, for both elements; with
-// `memory_feature` (e.g. "memory:CUDAMemory") those caps come first, then system memory's.
-void histeq_add_luma_pad_templates(GstElementClass *element_class,
+// The raw-video sink and src templates of an element, over HISTEQ_LUMA_FORMATS and, with
+// `deep`, HISTEQ_DEEP_LUMA_FORMATS; with `memory_feature` (e.g. "memory:CUDAMemory") those caps
+// come first, then system memory's.
+void histeq_add_luma_pad_templates(GstElementClass *element_class, bool deep,
                                    const char *memory_feature = nullptr);
 
-// Limited-range video (colorimetry range 16_235) stays inside 16..235; anything else is full.
+// Where the luma bits of the caps' format sit in its samples (8 bits: a byte).
+histeq::SampleLayout histeq_sample_layout(const GstVideoInfo *info);
+
+// Limited-range video (colorimetry range 16_235) stays inside 16..235, scaled to the format's
+// depth (64..940 at 10 bits); anything else uses every code.
 histeq::OutputRange histeq_output_range(const GstVideoInfo *info);
 
 // Checks that the GstVideoMeta of `buffer`, if any, agrees with `info` and keeps every plane
@@ -38,3 +48,5 @@ gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuff
 // the rectangle of the buffer's GstVideoCropMeta (checked by histeq_check_frame_layout), else
 // all of it. The elements count and rewrite exactly these pixels; the rest stays as it was.
 histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame);
+// The same for formats of 16-bit words.
+histeq::LumaPlane16 histeq_luma_plane16(GstVideoFrame *frame);

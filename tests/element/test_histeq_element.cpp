@@ -364,7 +364,7 @@ TEST(HistEqElement, UnsupportedCapsAreRefused) {
   gst_caps_unref(supported);
   for (const char *caps_string :
        {"video/x-raw,format=RGB,width=16,height=16,framerate=30/1",
-        "video/x-raw,format=GRAY16_LE,width=16,height=16,framerate=30/1"}) {
+        "video/x-raw,format=GRAY16_BE,width=16,height=16,framerate=30/1"}) {
     GstCaps *caps = gst_caps_from_string(caps_string);
     EXPECT_FALSE(gst_pad_peer_query_accept_caps(harness.h->srcpad, caps)) << caps_string;
     gst_caps_unref(caps);
