@@ -25,8 +25,10 @@
 namespace {
 
 // The formats histeq takes, and some it must refuse.
-constexpr const char *kFormats[] = {"GRAY8", "I420", "YV12", "NV12",      "NV21", "Y41B",
-                                    "Y42B",  "Y444", "RGB",  "I420_10LE", "YUY2", "BOGUS"};
+constexpr const char *kFormats[] = {"GRAY8",     "I420",      "YV12",      "NV12",      "NV21",
+                                    "Y41B",      "Y42B",      "Y444",      "GRAY16_LE", "I420_10LE",
+                                    "I422_12LE", "Y444_16LE", "P010_10LE", "P016_LE",   "RGB",
+                                    "YUY2",      "GRAY16_BE", "BOGUS"};
 constexpr const char *kColorimetry[] = {"bt601", "bt709", "bt2020", "sRGB", "1:4:0:0", "2:4:7:1"};
 
 // Sizes around the edges: tiny, odd, wide, and too large for any buffer.
