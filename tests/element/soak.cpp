@@ -217,7 +217,10 @@ int main(int argc, char **argv) {
     ++pulled;
     watch.drain();
     if (!watch.error.empty()) failure = "ERROR message: " + watch.error;
-    if (pulled == kFirstReading || pulled % reading_every == 0 || pulled == o.frames)
+    // None before kFirstReading, whatever the run's length: the first frames' allocations
+    // (pools, staging, lazily loaded kernels) are start-up, not growth.
+    if (pulled >= kFirstReading &&
+        (pulled == kFirstReading || pulled % reading_every == 0 || pulled == o.frames))
       readings.push_back({pulled, host_rss_mib(), device_used_mib()});
     ready.push_back(out);
   }
