@@ -57,7 +57,7 @@ for step in "${steps[@]}"; do
         ((PIPESTATUS[0] == 0)) || status=1
       done
       compute-sanitizer --tool memcheck --error-exitcode 3 ./build/tests/element/test-cudahisteq-element \
-        --gtest_brief=1 --gtest_filter='*NV12_385x289*:CudaHistEqElement.*:FramesInFlight.*:CudaMemory.TheFrame*:*CudaMemoryFormats*NV12_642x362' >"$out/sanitize-element.txt" 2>&1
+        --gtest_brief=1 --gtest_filter='*NV12_385x289*:CudaHistEqElement.*:FramesInFlight.*:CudaMemoryHarness.*:*CudaMemoryFormats*NV12_642x362' >"$out/sanitize-element.txt" 2>&1
       rc=$?
       echo "compute-sanitizer memcheck (cudahisteq element): exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-element.txt" | tr '\n' ' ')"
       ((rc == 0)) || status=1
@@ -72,13 +72,17 @@ for step in "${steps[@]}"; do
       ;;
     leaks)
       # The element suites under GStreamer's leaks tracer (meson's `leaks` setup, by hand): an
-      # object alive at gst_deinit() is a fatal warning.
+      # object alive at gst_deinit() fails the step, listed by type. Warnings are not fatal here,
+      # unlike in meson's setup: on the GPU machine nvcodec loads, and a warning of its own would
+      # abort a suite and hide both its results and the tracer's report.
       for t in cudahisteq-element element-options element-crop; do
-        GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 G_DEBUG=fatal-warnings \
+        GST_TRACERS=leaks GST_DEBUG=GST_TRACER:7 \
           ./build/tests/element/test-$t --gtest_brief=1 >"$out/leaks-$t.txt" 2>&1
         rc=$?
-        echo "leaks tracer ($t): exit $rc; $(grep -c 'object-alive, type-name=(string)[A-Za-z]' "$out/leaks-$t.txt") objects alive at the end; $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/leaks-$t.txt" | tr '\n' ' ')"
-        ((rc == 0)) || status=1
+        alive=$(grep -o 'object-alive, type-name=(string)[A-Za-z0-9_]*' "$out/leaks-$t.txt" |
+          sed 's/.*(string)//' | sort | uniq -c | tr -s ' \n' ' ')
+        echo "leaks tracer ($t): exit $rc; alive at the end: ${alive:-none}; $(grep -cE '(WARNING|CRITICAL) \*\*' "$out/leaks-$t.txt") GLib warnings; $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$out/leaks-$t.txt" | tr '\n' ' ')"
+        ((rc == 0)) && [[ -z $alive ]] || status=1
       done
       ;;
     soak)
