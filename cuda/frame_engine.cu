@@ -301,14 +301,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
   HISTEQ_CUDA_TRY(copy_plane_async(slot.d_in, slot.pitch, up.h_data, up.pitch, width, height,
                                    cudaMemcpyHostToDevice, slot.stream));
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.stream, slot.downloaded, 0));
-  DeviceTone tone;
-  tone.params = frame.params;
-  tone.reset = frame.reset;
-  tone.d_report = queued.d_report;
-  HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
-  HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
-  HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, frame.range, config_, slot.stream, tone));
-  HISTEQ_CUDA_TRY(history_.attached(slot.stream, tone));
+  HISTEQ_CUDA_TRY(equalize_in_order(slot, queued, in, out, frame.range, frame.params, frame.reset));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.mapped, slot.stream));
   if (!zero_copy_ || !frame.params.is_classic()) HISTEQ_CUDA_TRY(resolve_down());
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.down_stream, slot.mapped, 0));
@@ -324,18 +317,25 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
 // The slot's planes stay the host frames': a device frame's kernels follow the slot's frame
 // before on `stream` (the equalizer's scratch is the slot's) and need no wait for its download.
 cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const DeviceFrame &frame) {
-  DeviceTone tone;
-  tone.params = frame.params;
-  tone.reset = frame.reset;
-  tone.d_report = queued.d_report;
-  HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
-  HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
-  HISTEQ_CUDA_TRY(slot.equalizer.equalize(frame.plane, frame.range, config_, slot.stream, tone));
-  HISTEQ_CUDA_TRY(history_.attached(slot.stream, tone));
+  HISTEQ_CUDA_TRY(equalize_in_order(slot, queued, frame.plane, frame.plane, frame.range,
+                                    frame.params, frame.reset));
   if (frame.params.keep_history)
     HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, sizeof(FrameReport),
                                     cudaMemcpyDeviceToHost, slot.stream));
   return cudaEventRecord(queued.done, slot.stream);
+}
+
+cudaError_t FrameEngine::equalize_in_order(Slot &slot, Queued &queued, const DevicePlane &in,
+                                           const DevicePlane &out, OutputRange range,
+                                           const Params &params, bool reset) {
+  DeviceTone tone;
+  tone.params = params;
+  tone.reset = reset;
+  tone.d_report = queued.d_report;
+  HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
+  HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
+  HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, range, config_, slot.stream, tone));
+  return history_.attached(slot.stream, tone);
 }
 
 cudaError_t FrameEngine::wait(std::uint64_t *tag, FrameReport *report) {

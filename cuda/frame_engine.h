@@ -124,6 +124,11 @@ class FrameEngine {
   cudaError_t enqueue(Slot &slot, Queued &queued, const HostFrame &frame);
   // Equalizes the frame in place on the slot's first stream and marks its end.
   cudaError_t enqueue(Slot &slot, Queued &queued, const DeviceFrame &frame);
+  // The frame's kernels on the slot's first stream, after the frame before it in the history
+  // and before the next one (`in` may be `out`).
+  cudaError_t equalize_in_order(Slot &slot, Queued &queued, const DevicePlane &in,
+                                const DevicePlane &out, OutputRange range, const Params &params,
+                                bool reset);
   // Counts the frame in flight once `status` says it is enqueued on `slot`; else waits for
   // what was enqueued of it and returns the error.
   cudaError_t commit(Slot &slot, cudaError_t status);
