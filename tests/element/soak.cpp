@@ -138,7 +138,9 @@ int main(int argc, char **argv) {
     std::printf("histeq-soak: no CUDA device; skipped\n");
     return kSkipped;
   }
-  if (o.cuda_memory && !gst_element_factory_find("cudaupload")) {
+  GstElementFactory *upload = o.cuda_memory ? gst_element_factory_find("cudaupload") : nullptr;
+  if (upload) gst_object_unref(upload);
+  if (o.cuda_memory && !upload) {
     std::printf("histeq-soak: GStreamer's nvcodec (cudaupload) is not installed; skipped\n");
     return kSkipped;
   }
