@@ -78,18 +78,57 @@ struct CpuFrame {
   bool restarted;
 };
 
-// The CPU core over the clip, the first frame restarting the history.
+// The CPU core over the clip, frame i with params[i], the first frame restarting the history.
 std::vector<CpuFrame> cpu_clip(const std::vector<std::vector<std::uint8_t>> &clip, int width,
-                               int height, const histeq::Params &params,
+                               int height, const std::vector<histeq::Params> &params,
                                histeq::OutputRange range) {
   histeq::CpuEqualizer cpu(1);
   std::vector<CpuFrame> out;
   for (std::size_t i = 0; i < clip.size(); ++i) {
     std::vector<std::uint8_t> frame = clip[i];
-    cpu.equalize(histeq::LumaPlane8{frame.data(), width, height, width}, range, params, i == 0);
+    cpu.equalize(histeq::LumaPlane8{frame.data(), width, height, width}, range, params[i], i == 0);
     out.push_back({frame, cpu.histogram(), cpu.restarted()});
   }
   return out;
+}
+
+// The same with one set of params for every frame.
+std::vector<CpuFrame> cpu_clip(const std::vector<std::vector<std::uint8_t>> &clip, int width,
+                               int height, const histeq::Params &params,
+                               histeq::OutputRange range) {
+  return cpu_clip(clip, width, height, std::vector<histeq::Params>(clip.size(), params), range);
+}
+
+// What the engine hands back, in the order it does.
+struct EngineOutput {
+  std::vector<FrameReport> reports;
+  std::vector<std::uint64_t> tags;
+};
+
+void take_oldest(FrameEngine &engine, EngineOutput *out) {
+  FrameReport report;
+  std::uint64_t tag = 0;
+  ASSERT_CUDA(engine.wait(&tag, &report));
+  out->reports.push_back(report);
+  out->tags.push_back(tag);
+}
+
+// Frame `i` of a clip copied to host rows `pitch` bytes apart at `data`, as the engine takes it
+// (in place; the first frame restarts the history).
+histeq::cuda::HostFrame clip_host_frame(const std::vector<std::uint8_t> &frame, std::uint8_t *data,
+                                        std::size_t pitch, int width, int height,
+                                        const histeq::Params &params, int i) {
+  for (int y = 0; y < height; ++y)
+    std::copy_n(frame.begin() + std::ptrdiff_t(y) * width, width, data + y * pitch);
+  histeq::cuda::HostFrame host;
+  host.src = host.dst = data;
+  host.src_pitch = host.dst_pitch = pitch;
+  host.width = width;
+  host.height = height;
+  host.params = params;
+  host.reset = i == 0;
+  host.tag = std::uint64_t(i);
+  return host;
 }
 
 void expect_report(const FrameReport &report, const CpuFrame &cpu, const histeq::Params &params,
@@ -199,14 +238,7 @@ TEST_P(EngineHistory, SmoothingFollowsFrameOrderAcrossSlots) {
     params.push_back(histeq::to_params(s));
   }
   // The CPU core, frame by frame.
-  histeq::CpuEqualizer cpu(1);
-  std::vector<CpuFrame> expected;
-  for (int i = 0; i < kFrames; ++i) {
-    std::vector<std::uint8_t> frame = clip[std::size_t(i)];
-    cpu.equalize(histeq::LumaPlane8{frame.data(), kWidth, kHeight, kWidth}, histeq::full_range(8),
-                 params[std::size_t(i)], i == 0);
-    expected.push_back({frame, cpu.histogram(), cpu.restarted()});
-  }
+  const auto expected = cpu_clip(clip, kWidth, kHeight, params, histeq::full_range(8));
 
   FrameEngine engine;
   ASSERT_CUDA(engine.init(depth, {}));
@@ -214,31 +246,17 @@ TEST_P(EngineHistory, SmoothingFollowsFrameOrderAcrossSlots) {
   for (auto &buffer : buffers)
     ASSERT_CUDA(
         histeq::cuda::allocate_pinned(kPitch * kHeight, reinterpret_cast<void **>(&buffer)));
-  std::vector<FrameReport> reports;
-  std::vector<std::uint64_t> tags;
-  auto take_one = [&] {
-    FrameReport report;
-    std::uint64_t tag = 0;
-    ASSERT_CUDA(engine.wait(&tag, &report));
-    reports.push_back(report);
-    tags.push_back(tag);
-  };
+  EngineOutput output;
+  auto &reports = output.reports;
+  auto &tags = output.tags;
   for (int i = 0; i < kFrames; ++i) {
-    for (int y = 0; y < kHeight; ++y)
-      std::copy_n(clip[std::size_t(i)].begin() + std::ptrdiff_t(y) * kWidth, kWidth,
-                  buffers[std::size_t(i)] + y * kPitch);
-    if (engine.full()) take_one();
-    histeq::cuda::HostFrame host;
-    host.src = host.dst = buffers[std::size_t(i)];
-    host.src_pitch = host.dst_pitch = kPitch;
-    host.width = kWidth;
-    host.height = kHeight;
-    host.params = params[std::size_t(i)];
-    host.reset = i == 0;
-    host.tag = std::uint64_t(i);
+    const std::size_t f = std::size_t(i);
+    const histeq::cuda::HostFrame host =
+        clip_host_frame(clip[f], buffers[f], kPitch, kWidth, kHeight, params[f], i);
+    if (engine.full()) take_oldest(engine, &output);
     ASSERT_CUDA(engine.submit(host));
   }
-  while (engine.in_flight()) take_one();
+  while (engine.in_flight()) take_oldest(engine, &output);
   ASSERT_EQ(tags.size(), std::size_t(kFrames));
   for (int i = 0; i < kFrames; ++i) {
     EXPECT_EQ(tags[std::size_t(i)], std::uint64_t(i));
@@ -270,19 +288,13 @@ TEST(EngineDeviceHistory, SmoothingFollowsFrameOrderInPlace) {
   FrameEngine engine;
   ASSERT_CUDA(engine.init(FrameEngine::kMaxDepth, {}));
   std::vector<std::unique_ptr<GuardedDevicePlane>> planes;
-  std::vector<FrameReport> reports;
-  std::vector<std::uint64_t> tags;
-  auto take_one = [&] {
-    FrameReport report;
-    std::uint64_t tag = 0;
-    ASSERT_CUDA(engine.wait(&tag, &report));
-    reports.push_back(report);
-    tags.push_back(tag);
-  };
+  EngineOutput output;
+  auto &reports = output.reports;
+  auto &tags = output.tags;
   for (int i = 0; i < kFrames; ++i) {
     planes.push_back(std::make_unique<GuardedDevicePlane>(kWidth, kHeight, kPitch));
     ASSERT_CUDA(planes.back()->upload(clip[std::size_t(i)]));
-    if (engine.full()) take_one();
+    if (engine.full()) take_oldest(engine, &output);
     histeq::cuda::DeviceFrame device;
     device.plane = planes.back()->plane();
     device.range = histeq::limited_range(8);
@@ -291,7 +303,7 @@ TEST(EngineDeviceHistory, SmoothingFollowsFrameOrderInPlace) {
     device.tag = std::uint64_t(i);
     ASSERT_CUDA(engine.submit(device));
   }
-  while (engine.in_flight()) take_one();
+  while (engine.in_flight()) take_oldest(engine, &output);
   ASSERT_EQ(reports.size(), std::size_t(kFrames));
   for (int i = 0; i < kFrames; ++i) {
     EXPECT_EQ(tags[std::size_t(i)], std::uint64_t(i));
@@ -339,46 +351,22 @@ TEST_P(EngineMixedHistory, SmoothingFollowsFrameOrderAcrossPathsAndSlots) {
     const bool off = i >= 19 && i < 21;
     params.push_back(histeq::to_params(with(0.6 + 0.4 * i / kFrames, 2, off ? 0 : 8, 0.4, !off)));
   }
-  histeq::CpuEqualizer cpu(1);
-  std::vector<CpuFrame> expected;
-  for (int i = 0; i < kFrames; ++i) {
-    std::vector<std::uint8_t> frame = clip[std::size_t(i)];
-    cpu.equalize(histeq::LumaPlane8{frame.data(), kWidth, kHeight, kWidth}, histeq::full_range(8),
-                 params[std::size_t(i)], i == 0);
-    expected.push_back({frame, cpu.histogram(), cpu.restarted()});
-  }
+  const auto expected = cpu_clip(clip, kWidth, kHeight, params, histeq::full_range(8));
 
   FrameEngine engine;
   ASSERT_CUDA(engine.init(depth, {}));
   std::vector<std::uint8_t *> pinned(kFrames, nullptr);
   std::vector<std::vector<std::uint8_t>> pageable(kFrames);
   std::vector<std::unique_ptr<GuardedDevicePlane>> device(kFrames);
-  std::vector<FrameReport> reports;
-  std::vector<std::uint64_t> tags;
-  auto take_one = [&] {
-    FrameReport report;
-    std::uint64_t tag = 0;
-    ASSERT_CUDA(engine.wait(&tag, &report));
-    reports.push_back(report);
-    tags.push_back(tag);
-  };
-  // A host frame's rows, kPitch bytes apart.
+  EngineOutput output;
+  auto &reports = output.reports;
+  auto &tags = output.tags;
   auto host_rows = [&](int i, std::uint8_t *data) {
-    for (int y = 0; y < kHeight; ++y)
-      std::copy_n(clip[std::size_t(i)].begin() + std::ptrdiff_t(y) * kWidth, kWidth,
-                  data + y * kPitch);
-    histeq::cuda::HostFrame host;
-    host.src = host.dst = data;
-    host.src_pitch = host.dst_pitch = kPitch;
-    host.width = kWidth;
-    host.height = kHeight;
-    host.params = params[std::size_t(i)];
-    host.reset = i == 0;
-    host.tag = std::uint64_t(i);
-    return host;
+    return clip_host_frame(clip[std::size_t(i)], data, kPitch, kWidth, kHeight,
+                           params[std::size_t(i)], i);
   };
   for (int i = 0; i < kFrames; ++i) {
-    if (engine.full()) take_one();
+    if (engine.full()) take_oldest(engine, &output);
     const std::size_t f = std::size_t(i);
     switch (path_of(i)) {
       case Path::kPinnedHost:
@@ -403,7 +391,7 @@ TEST_P(EngineMixedHistory, SmoothingFollowsFrameOrderAcrossPathsAndSlots) {
       }
     }
   }
-  while (engine.in_flight()) take_one();
+  while (engine.in_flight()) take_oldest(engine, &output);
   ASSERT_EQ(tags.size(), std::size_t(kFrames));
   for (int i = 0; i < kFrames; ++i) {
     const std::size_t f = std::size_t(i);
