@@ -23,15 +23,6 @@ std::vector<std::uint8_t> cpu_reference(const HostFrame &frame, const histeq::Pa
   return out;
 }
 
-histeq::Params every_option() {
-  histeq::Settings settings;
-  settings.strength = 0.8;
-  settings.clip_limit = 2;
-  settings.smoothing = 10;
-  settings.statistics = true;
-  return histeq::to_params(settings);
-}
-
 double cpu_us_per_frame(histeq::CpuEqualizer &equalizer, const HostFrame &frame, int runs,
                         const histeq::Params &params) {
   std::vector<std::uint8_t> work(frame.bytes.size());

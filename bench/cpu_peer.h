@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cpu_equalizer.h"
+#include "every_option.h"
 #include "frames.h"
 #include "params.h"
 
@@ -22,9 +23,5 @@ std::vector<std::uint8_t> cpu_reference(const HostFrame &frame, const histeq::Pa
 // as a stream of that frame would be.
 double cpu_us_per_frame(histeq::CpuEqualizer &equalizer, const HostFrame &frame, int runs,
                         const histeq::Params &params = {});
-
-// Every option on at once (strength 0.8, clip limit 2, smoothing 10, statistics), as the
-// benchmarks time what the options cost.
-histeq::Params every_option();
 
 }  // namespace bench

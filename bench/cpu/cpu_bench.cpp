@@ -19,6 +19,7 @@
 #include <opencv2/imgproc.hpp>
 
 #include "cpu_equalizer.h"
+#include "every_option.h"
 #include "frame_stats.h"
 #include "params.h"
 #include "frames.h"
@@ -55,17 +56,6 @@ std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
   return fps;
 }
 
-// histeq-bench's "every option": a partial, clipped, smoothed mapping whose statistics are
-// taken from each frame's histogram, as the element's messages do.
-histeq::Settings every_option() {
-  histeq::Settings settings;
-  settings.strength = 0.8;
-  settings.clip_limit = 2.0;
-  settings.smoothing = 10.0;
-  settings.statistics = true;
-  return settings;
-}
-
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -99,12 +89,13 @@ int main(int argc, char **argv) {
       for (unsigned threads : {1u, cores}) {
         histeq::CpuEqualizer ours(threads);
         histeq::CpuEqualizer ours_with_options(threads);
-        const histeq::Params options = histeq::to_params(every_option());
+        const histeq::Params options = bench::every_option();
         cv::setNumThreads(int(threads));
         const auto run_ours = [&](std::uint8_t *p) {
           ours.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
                         histeq::full_range(8));
         };
+        // The statistics are taken from each frame's histogram, as the element's messages are.
         const auto run_ours_with_options = [&](std::uint8_t *p) {
           ours_with_options.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
                                      histeq::full_range(8), options, false);
