@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Makes the relocatable GStreamer bundle for the GPU machine with the shared
-# ../shared/device/make-gst-runtime.sh, then adds what the main job (pipelines/equalize-sample)
-# and the tests use beyond it: videofilter (videobalance), compositor and png (pngenc),
-# videocrop (the crop-metadata tests), with the libraries they need that the bundle lacks,
-# libgstcontroller (the options tests drive a property through a GstController) and libhwy (the
-# CPU core's SIMD). Run here;
-# carry the folder, and source its env.sh there before scripts/gpu-check.sh.
+# Makes the relocatable GStreamer bundle for the GPU machine with the GPU workplace's own
+# make-gst-runtime.sh (GST_RUNTIME_MAKER names it), then adds what the main job
+# (pipelines/equalize-sample) and the tests use beyond it: videofilter (videobalance),
+# compositor and png (pngenc), videocrop (the crop-metadata tests), with the libraries they need
+# that the bundle lacks, libgstcontroller (the options tests drive a property through a
+# GstController) and libhwy (the CPU core's SIMD). Run here; carry the folder, and source its
+# env.sh there before scripts/gpu-check.sh.
 #   scripts/bundle-gst-runtime.sh [OUTDIR]        (default .gstrt, ignored by git)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.gstrt}
-maker=../shared/device/make-gst-runtime.sh
+maker=${GST_RUNTIME_MAKER:-../shared/device/make-gst-runtime.sh}
 if [[ ! -f $maker ]]; then
   echo "bundle-gst-runtime: $maker not found (it comes with the GPU machine's workplace)" >&2
   exit 1
