@@ -153,8 +153,10 @@ histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame) {
   auto *data = static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0));
   const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0);
   if (const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(frame->buffer)) {
-    return histeq::LumaPlane8{data + std::ptrdiff_t(crop->y) * stride + crop->x, int(crop->width),
-                              int(crop->height), stride};
+    // The crop's x counts samples, GST_VIDEO_FRAME_COMP_PSTRIDE bytes each.
+    return histeq::LumaPlane8{
+        data + std::ptrdiff_t(crop->y) * stride + crop->x * GST_VIDEO_FRAME_COMP_PSTRIDE(frame, 0),
+        int(crop->width), int(crop->height), stride};
   }
   return histeq::LumaPlane8{data, GST_VIDEO_FRAME_COMP_WIDTH(frame, 0),
                             GST_VIDEO_FRAME_COMP_HEIGHT(frame, 0), stride};
@@ -162,10 +164,6 @@ histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame) {
 
 histeq::LumaPlane16 histeq_luma_plane16(GstVideoFrame *frame) {
   const histeq::LumaPlane8 bytes = histeq_luma_plane(frame);
-  // The crop's x counts samples, which are two bytes wide here.
-  std::uint8_t *first = bytes.data;
-  if (const GstVideoCropMeta *crop = gst_buffer_get_video_crop_meta(frame->buffer))
-    first += crop->x;
-  return histeq::LumaPlane16{reinterpret_cast<std::uint16_t *>(first), bytes.width, bytes.height,
-                             bytes.stride};
+  return histeq::LumaPlane16{reinterpret_cast<std::uint16_t *>(bytes.data), bytes.width,
+                             bytes.height, bytes.stride};
 }

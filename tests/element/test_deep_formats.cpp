@@ -154,3 +154,33 @@ TEST(DeepFormats, CudaHistEqRefusesThemForNow) {
   gst_object_unref(element);
   gst_object_unref(factory);
 }
+
+// A crop rectangle on a 16-bit format: its x counts samples of two bytes each. Only the
+// rectangle is counted and rewritten.
+TEST(DeepFormats, OnlyTheCropRectangleIsEqualized) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_P010_10LE, 97, 61);
+  const histeq::SampleLayout layout = histeq_sample_layout(&info);
+  const CropRect r{13, 7, 50, 31};
+  std::mt19937 rng{3};
+  GstBuffer *input = deep_frame(info, rng);
+  add_crop(input, r);
+  const auto before = words(visible_planes(info, input)[0]);
+  GstHarness *h = gst_harness_new("histeq");
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  GstBuffer *output = gst_harness_push_and_pull(h, input);
+  ASSERT_NE(output, nullptr);
+  const auto after = words(visible_planes(info, output)[0]);
+  std::vector<std::uint16_t> inside;
+  for (int y = r.y; y < r.y + r.height; ++y)
+    inside.insert(inside.end(), before.begin() + y * 97 + r.x,
+                  before.begin() + y * 97 + r.x + r.width);
+  histeq::DeepCpuEqualizer reference(1, layout);
+  reference.equalize(histeq::LumaPlane16{inside.data(), r.width, r.height, r.width * 2},
+                     histeq_output_range(&info));
+  std::vector<std::uint16_t> expected = before;
+  for (int y = 0; y < r.height; ++y)
+    std::copy_n(inside.begin() + y * r.width, r.width, expected.begin() + (r.y + y) * 97 + r.x);
+  EXPECT_EQ(after, expected);
+  gst_buffer_unref(output);
+  gst_harness_teardown(h);
+}
