@@ -124,12 +124,32 @@ gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info
   return TRUE;
 }
 
+// Samples wider than a byte are read and written as whole words, so the luma plane must start
+// and step on a multiple of its sample size. A meta's odd offset or stride, or memory at an odd
+// address, would otherwise make every load a misaligned one.
+static gboolean histeq_check_luma_alignment(GstElement *element, GstVideoFrame *frame) {
+  const guint sample_bytes = (GST_VIDEO_FORMAT_INFO_DEPTH(frame->info.finfo, 0) + 7) / 8;
+  const auto address = reinterpret_cast<guintptr>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0));
+  const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0);
+  if (address % sample_bytes == 0 && guint(stride) % sample_bytes == 0) return TRUE;
+  GST_ELEMENT_ERROR(element, STREAM, FORMAT,
+                    ("The video buffer's luma plane starts %u bytes past a multiple of %u or has "
+                     "a stride of %d bytes, but %s samples are %u bytes wide and must start on "
+                     "multiples of %u bytes.",
+                     guint(address % sample_bytes), sample_bytes, stride,
+                     GST_VIDEO_INFO_NAME(&frame->info), sample_bytes, sample_bytes),
+                    ("misaligned luma plane in buffer %" GST_PTR_FORMAT, frame->buffer));
+  gst_video_frame_unmap(frame);
+  return FALSE;
+}
+
 gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
                           GstVideoFrame *frame) {
   if (!histeq_check_frame_layout(element, info, buffer)) return FALSE;
   const GstVideoMeta *meta = gst_buffer_get_video_meta(buffer);
   const gchar *format = gst_video_format_to_string(GST_VIDEO_INFO_FORMAT(info));
-  if (gst_video_frame_map(frame, info, buffer, GstMapFlags(GST_MAP_READWRITE))) return TRUE;
+  if (gst_video_frame_map(frame, info, buffer, GstMapFlags(GST_MAP_READWRITE)))
+    return histeq_check_luma_alignment(element, frame);
 
   const gsize size = gst_buffer_get_size(buffer);
   if (!meta && size < GST_VIDEO_INFO_SIZE(info)) {

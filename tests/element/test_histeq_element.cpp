@@ -324,6 +324,54 @@ TEST_F(BadBuffer, VideoMetaPlanesOutsideTheBufferOrWithBadStridesAreRefused) {
   }
 }
 
+// 16-bit samples are read as words: a luma plane at an odd offset, with an odd stride or in
+// memory at an odd address is refused by name, not read misaligned. Each layout lies inside
+// the buffer, so only the alignment is wrong.
+TEST_F(BadBuffer, SixteenBitLumaOffTheirWordsIsRefused) {
+  struct Layout {
+    GstVideoFormat format;
+    gsize offset;
+    gint stride;
+    const char *says;
+  };
+  for (const Layout &layout :
+       {Layout{GST_VIDEO_FORMAT_GRAY16_LE, 1, 64, "starts 1 bytes past a multiple of 2"},
+        Layout{GST_VIDEO_FORMAT_GRAY16_LE, 0, 65, "a stride of 65 bytes"},
+        Layout{GST_VIDEO_FORMAT_I420_10LE, 1, 64, "starts 1 bytes past a multiple of 2"}}) {
+    SCOPED_TRACE(layout.says);
+    const GstVideoInfo info = video_info(layout.format, 32, 8);
+    harness.set_caps(info);
+    GstBuffer *input = gst_buffer_new_allocate(nullptr, 1024, nullptr);
+    // The chroma planes of I420_10LE (32 bytes by 4 rows each) where they fit.
+    gsize offsets[3] = {layout.offset, 600, 800};
+    gint strides[3] = {layout.stride, 32, 32};
+    gst_buffer_add_video_meta_full(input, GST_VIDEO_FRAME_FLAG_NONE, layout.format, 32, 8,
+                                   GST_VIDEO_INFO_N_PLANES(&info), offsets, strides);
+    EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
+    const PostedError posted(bus);
+    ASSERT_NE(posted.error, nullptr);
+    EXPECT_TRUE(g_error_matches(posted.error, GST_STREAM_ERROR, GST_STREAM_ERROR_FORMAT));
+    EXPECT_NE(posted.text().find(layout.says), std::string::npos) << posted.text();
+    EXPECT_NE(posted.text().find(std::string(gst_video_format_to_string(layout.format)) +
+                                 " samples are 2 bytes wide"),
+              std::string::npos)
+        << posted.text();
+  }
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 32, 8);
+  harness.set_caps(info);
+  // No meta: memory one byte into an allocation of our own.
+  std::vector<std::uint8_t> storage(GST_VIDEO_INFO_SIZE(&info) + 2);
+  auto *odd = reinterpret_cast<guint8 *>(
+      (reinterpret_cast<guintptr>(storage.data()) | 1));
+  GstBuffer *input = gst_buffer_new_wrapped_full(GstMemoryFlags(0), odd, GST_VIDEO_INFO_SIZE(&info),
+                                                 0, GST_VIDEO_INFO_SIZE(&info), nullptr, nullptr);
+  EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
+  const PostedError posted(bus);
+  ASSERT_NE(posted.error, nullptr);
+  EXPECT_NE(posted.text().find("starts 1 bytes past a multiple of 2"), std::string::npos)
+      << posted.text();
+}
+
 // GLib criticals from any library, counted while a test runs.
 class CriticalCounter {
  public:
