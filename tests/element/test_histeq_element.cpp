@@ -361,8 +361,7 @@ TEST_F(BadBuffer, SixteenBitLumaOffTheirWordsIsRefused) {
   harness.set_caps(info);
   // No meta: memory one byte into an allocation of our own.
   std::vector<std::uint8_t> storage(GST_VIDEO_INFO_SIZE(&info) + 2);
-  auto *odd = reinterpret_cast<guint8 *>(
-      (reinterpret_cast<guintptr>(storage.data()) | 1));
+  auto *odd = reinterpret_cast<guint8 *>((reinterpret_cast<guintptr>(storage.data()) | 1));
   GstBuffer *input = gst_buffer_new_wrapped_full(GstMemoryFlags(0), odd, GST_VIDEO_INFO_SIZE(&info),
                                                  0, GST_VIDEO_INFO_SIZE(&info), nullptr, nullptr);
   EXPECT_EQ(gst_harness_push(harness.h, input), GST_FLOW_ERROR);
