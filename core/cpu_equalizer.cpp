@@ -33,6 +33,24 @@ void count_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout
                        end, layout, histogram.data());
 }
 
+void count_rows(const PackedYuvView &frame, int begin, int end, SampleLayout,
+                LumaHistogram8 &histogram) {
+  accumulate_histogram(frame, begin, end, histogram);
+}
+
+void count_rows(const RgbView &frame, int begin, int end, SampleLayout, LumaHistogram8 &histogram) {
+  accumulate_histogram(frame, begin, end, histogram);
+}
+
+void map_rows(const PackedYuvView &frame, int begin, int end, SampleLayout,
+              const std::uint8_t *lut) {
+  apply_lut(frame, begin, end, lut);
+}
+
+void map_rows(const RgbView &frame, int begin, int end, SampleLayout, const std::uint8_t *lut) {
+  apply_lut(frame, begin, end, lut);
+}
+
 void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
               const std::uint8_t *lut) {
   apply_lut(plane, begin, end, lut);
@@ -74,37 +92,46 @@ void BasicCpuEqualizer<Sample>::set_layout(SampleLayout layout) {
 }
 
 template <typename Sample>
-unsigned BasicCpuEqualizer<Sample>::bands_for(const PlaneView<Sample> &plane) const {
-  const std::uint64_t by_size = std::max<std::uint64_t>(1, plane.pixels() / kMinPixelsPerBand);
-  const std::uint64_t by_rows = std::max(1, plane.height);
+unsigned BasicCpuEqualizer<Sample>::bands_for(std::uint64_t pixels, int rows) const {
+  const std::uint64_t by_size = std::max<std::uint64_t>(1, pixels / kMinPixelsPerBand);
+  const std::uint64_t by_rows = std::max(1, rows);
   return unsigned(std::min<std::uint64_t>({by_size, by_rows, pool_->size()}));
 }
 
 template <typename Sample>
-const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equalize(
-    PlaneView<Sample> plane, OutputRange range, const Params &params, bool reset) {
-  const unsigned bands = bands_for(plane);
+template <typename View>
+const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equalize_frame(
+    const View &frame, OutputRange range, const Params &params, bool reset) {
+  const unsigned bands = bands_for(frame.pixels(), frame.height);
   const std::uint32_t levels = layout_.levels();
-  pool_->run(bands, plane.height, [&](unsigned band, int begin, int end) {
+  pool_->run(bands, frame.height, [&](unsigned band, int begin, int end) {
     clear(band_histograms_[band], layout_);
-    count_rows(plane, begin, end, layout_, band_histograms_[band]);
+    count_rows(frame, begin, end, layout_, band_histograms_[band]);
   });
   clear(histogram_, layout_);
   for (unsigned b = 0; b < bands; ++b) {
     for (std::uint32_t v = 0; v < levels; ++v) histogram_[v] += band_histograms_[b][v];
   }
   restarted_ = tone_->build(histogram_.data(), params, range, reset, lut_.data());
-  // An identity LUT (a frame of one level, strength 0) leaves the plane as it is: no pass.
+  // An identity LUT (a frame of one level, strength 0) leaves the frame as it is: no pass.
   bool identity = true;
   for (std::uint32_t v = 0; v < levels && identity; ++v) identity = lut_[v] == v;
   if (!identity)
-    pool_->run(bands, plane.height, [&](unsigned, int begin, int end) {
-      map_rows(plane, begin, end, layout_, lut_.data());
+    pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
+      map_rows(frame, begin, end, layout_, lut_.data());
     });
   return lut_;
 }
 
 template class BasicCpuEqualizer<std::uint8_t>;
 template class BasicCpuEqualizer<std::uint16_t>;
+template const CpuEqualizer::Lut &CpuEqualizer::equalize_frame(const PlaneView<std::uint8_t> &,
+                                                               OutputRange, const Params &, bool);
+template const CpuEqualizer::Lut &CpuEqualizer::equalize_frame(const PackedYuvView &, OutputRange,
+                                                               const Params &, bool);
+template const CpuEqualizer::Lut &CpuEqualizer::equalize_frame(const RgbView &, OutputRange,
+                                                               const Params &, bool);
+template const DeepCpuEqualizer::Lut &DeepCpuEqualizer::equalize_frame(
+    const PlaneView<std::uint16_t> &, OutputRange, const Params &, bool);
 
 }  // namespace histeq

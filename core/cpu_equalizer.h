@@ -9,6 +9,7 @@
 
 #include "equalization.h"
 #include "luma_histogram.h"
+#include "packed_views.h"
 #include "params.h"
 #include "plane.h"
 #include "row_pool.h"
@@ -20,8 +21,8 @@ namespace histeq {
 // The CPU engine: equalizes the luma planes of one stream in place (histogram, LUT by ToneMap,
 // map), keeping the stream's history from frame to frame. Large frames are split by rows over a
 // RowPool; small ones stay on the calling thread, where hand-off costs more than the work.
-// Samples are bytes (CpuEqualizer) or 16-bit words with a SampleLayout (DeepCpuEqualizer: 2^bits
-// bins, up to 65536).
+// Samples are bytes (CpuEqualizer: planes, packed 4:2:2 YUV, packed RGB's luma) or 16-bit words
+// with a SampleLayout (DeepCpuEqualizer: 2^bits bins, up to 65536).
 template <typename Sample>
 class BasicCpuEqualizer {
   static constexpr bool kBytes = std::is_same_v<Sample, std::uint8_t>;
@@ -46,7 +47,20 @@ class BasicCpuEqualizer {
   // Equalizes `plane` with `params`; `reset` restarts the history (flush, caps, DISCONT).
   // Returns the LUT that was applied (levels to levels).
   const Lut &equalize(PlaneView<Sample> plane, OutputRange range, const Params &params = {},
-                      bool reset = false);
+                      bool reset = false) {
+    return equalize_frame(plane, range, params, reset);
+  }
+  // The same for the luma of 8-bit packed frames, with one history whatever the layout.
+  template <typename S = Sample, typename = std::enable_if_t<std::is_same_v<S, std::uint8_t>>>
+  const Lut &equalize(const PackedYuvView &frame, OutputRange range, const Params &params = {},
+                      bool reset = false) {
+    return equalize_frame(frame, range, params, reset);
+  }
+  template <typename S = Sample, typename = std::enable_if_t<std::is_same_v<S, std::uint8_t>>>
+  const Lut &equalize(const RgbView &frame, OutputRange range, const Params &params = {},
+                      bool reset = false) {
+    return equalize_frame(frame, range, params, reset);
+  }
 
   // Of the last frame: its histogram before equalization (one bin per level), and whether the
   // history restarted.
@@ -54,7 +68,10 @@ class BasicCpuEqualizer {
   bool restarted() const { return restarted_; }
 
  private:
-  unsigned bands_for(const PlaneView<Sample> &plane) const;
+  // Counts the frame's luma, builds the LUT and maps the frame, rows split into bands.
+  template <typename View>
+  const Lut &equalize_frame(const View &frame, OutputRange range, const Params &params, bool reset);
+  unsigned bands_for(std::uint64_t pixels, int rows) const;
 
   std::unique_ptr<RowPool> pool_;
   SampleLayout layout_;

@@ -66,6 +66,55 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
   sub.flush_into(histogram);
 }
 
+namespace {
+
+// Rows whose luma is not contiguous: `gather(row, x, n, out)` writes the luma of pixels
+// [x, x + n) of a row into `out`, which is counted as a contiguous run.
+template <typename Gather>
+void accumulate_gathered(int row_begin, int row_end, int width, LumaHistogram8 &histogram,
+                         Gather gather) {
+  constexpr int kChunk = 2048;
+  std::uint8_t luma[kChunk];
+  SubHistograms sub{};
+  std::uint64_t pending = 0;
+  for (int y = row_begin; y < row_end; ++y) {
+    if (pending + std::uint64_t(width) > kFlushPixels) {
+      sub.flush_into(histogram);
+      pending = 0;
+    }
+    for (int x = 0; x < width; x += kChunk) {
+      const int n = width - x < kChunk ? width - x : kChunk;
+      gather(y, x, n, luma);
+      sub.count_row(luma, n);
+    }
+    pending += std::uint64_t(width);
+  }
+  sub.flush_into(histogram);
+}
+
+}  // namespace
+
+void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,
+                          LumaHistogram8 &histogram) {
+  accumulate_gathered(
+      row_begin, row_end, frame.width, histogram, [&](int y, int x0, int n, std::uint8_t *luma) {
+        const std::uint8_t *p =
+            frame.row(y) + frame.luma_offset + PackedYuvView::kPixelBytes * std::ptrdiff_t(x0);
+        for (int i = 0; i < n; ++i) luma[i] = p[PackedYuvView::kPixelBytes * i];
+      });
+}
+
+void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
+                          LumaHistogram8 &histogram) {
+  accumulate_gathered(
+      row_begin, row_end, frame.width, histogram, [&](int y, int x0, int n, std::uint8_t *luma) {
+        const std::uint8_t *p = frame.row(y) + frame.pixel_bytes * std::ptrdiff_t(x0);
+        for (int i = 0; i < n; ++i, p += frame.pixel_bytes)
+          luma[i] =
+              std::uint8_t(rgb_luma(p[frame.red], p[frame.green], p[frame.blue], frame.matrix));
+      });
+}
+
 void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                           std::uint64_t *histogram) {
   // Up to 2^16 bins: one table of 64-bit counters, no sub-histograms to merge.

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 
+#include "packed_views.h"
 #include "plane.h"
 #include "sample_layout.h"
 
@@ -20,6 +21,12 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
                           LumaHistogram8 &histogram);
 
 LumaHistogram8 luma_histogram(ConstLumaPlane8 plane);
+
+// The same for the luma bytes of packed 4:2:2 YUV and for the luma of packed RGB.
+void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,
+                          LumaHistogram8 &histogram);
+void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
+                          LumaHistogram8 &histogram);
 
 // Adds the levels of rows [row_begin, row_end) of a plane of 16-bit words to `histogram`
 // (layout.levels() bins).

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 core=(core/cpu_equalizer.cpp core/frame_stats.cpp core/luma_histogram.cpp core/lut_map.cpp
-  core/params.cpp core/row_pool.cpp core/tone_map.cpp)
+  core/packed_map.cpp core/params.cpp core/row_pool.cpp core/tone_map.cpp)
 mkdir -p build-fuzz/corpus/core build-fuzz/corpus/element
 clang++ "${flags[@]}" -Icore fuzz/core_fuzzer.cpp "${core[@]}" -lhwy -lpthread -o build-fuzz/core_fuzzer
 # The element is built into the harness and registered there, instrumented like the core.

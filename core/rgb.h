@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Equalizing packed RGB by its luma, in integer arithmetic that the CPU and the GPU kernels share:
+//   Y  = (Wr*R + Wg*G + Wb*B + 2^14) >> 15       the weights in Q15, summing to exactly 2^15
+//   Y' = lut[Y]                                   the LUT of the luma histogram, as for YUV
+//   R', G', B' = each channel times one gain: Y'/Y in Q16, lowered to 255/max(R, G, B) where the
+//   largest channel would pass full scale, so the channels keep their ratios (hue and
+//   saturation) and none clips alone.
+// A pixel of luma 0 has no brightness to scale: lut[0] is added to each of its channels.
+
+#include <cstdint>
+
+#include "host_device.h"
+
+namespace histeq {
+
+enum class LumaStandard { kBt709, kBt601, kBt2020 };
+
+// Q15 weights of R, G and B; green takes what rounding leaves so that they sum to 2^15 and a
+// grey pixel's luma is its level.
+struct LumaMatrix {
+  std::uint32_t red;
+  std::uint32_t green;
+  std::uint32_t blue;
+};
+
+constexpr std::uint32_t kLumaOne = 1u << 15;
+
+constexpr LumaMatrix luma_matrix_of(double kr, double kb) {
+  const auto red = std::uint32_t(kr * kLumaOne + 0.5);
+  const auto blue = std::uint32_t(kb * kLumaOne + 0.5);
+  return LumaMatrix{red, kLumaOne - red - blue, blue};
+}
+
+// Kr and Kb of ITU-R BT.709, BT.601 and BT.2020.
+constexpr LumaMatrix luma_matrix(LumaStandard standard) {
+  switch (standard) {
+    case LumaStandard::kBt601:
+      return luma_matrix_of(0.299, 0.114);
+    case LumaStandard::kBt2020:
+      return luma_matrix_of(0.2627, 0.0593);
+    case LumaStandard::kBt709:
+    default:
+      return luma_matrix_of(0.2126, 0.0722);
+  }
+}
+
+HISTEQ_HOST_DEVICE inline std::uint32_t rgb_luma(std::uint32_t r, std::uint32_t g, std::uint32_t b,
+                                                 LumaMatrix m) {
+  return (m.red * r + m.green * g + m.blue * b + kLumaOne / 2) >> 15;
+}
+
+// Q16 gain that takes luma `y` (1..255) to `mapped`, rounded to nearest.
+HISTEQ_HOST_DEVICE inline std::uint32_t rgb_gain(std::uint32_t y, std::uint32_t mapped) {
+  return ((mapped << 16) + y / 2) / y;
+}
+
+// The largest Q16 gain that keeps a channel of `largest` (1..255) at or under 255.
+HISTEQ_HOST_DEVICE inline std::uint32_t rgb_headroom(std::uint32_t largest) {
+  return (255u << 16) / largest;
+}
+
+// A channel times a gain no larger than its pixel's headroom, rounded; 255 * (255 << 16) plus
+// the rounding half still fits 32 bits.
+HISTEQ_HOST_DEVICE inline std::uint32_t rgb_scale(std::uint32_t channel, std::uint32_t gain) {
+  return (channel * gain + (1u << 15)) >> 16;
+}
+
+// The divisions of the rule, tabulated once per LUT: gain[v] = rgb_gain(v, lut[v]) and
+// headroom[v] = rgb_headroom(v) for v in 1..255 (entry 0 of each is never read).
+struct RgbGainTables {
+  std::uint32_t gain[256];
+  std::uint32_t headroom[256];
+};
+
+HISTEQ_HOST_DEVICE inline void fill_rgb_gain_tables(const std::uint8_t *lut, int v,
+                                                    RgbGainTables &tables) {
+  tables.gain[v] = v == 0 ? 0 : rgb_gain(std::uint32_t(v), lut[v]);
+  tables.headroom[v] = v == 0 ? 0 : rgb_headroom(std::uint32_t(v));
+}
+
+HISTEQ_HOST_DEVICE inline std::uint8_t rgb_lift(std::uint32_t channel, std::uint32_t lift) {
+  return std::uint8_t(channel + lift > 255 ? 255 : channel + lift);
+}
+
+// One pixel, in place: the whole rule above, with `lut` and its tables.
+HISTEQ_HOST_DEVICE inline void rgb_map_pixel(std::uint8_t &r, std::uint8_t &g, std::uint8_t &b,
+                                             LumaMatrix m, const std::uint8_t *lut,
+                                             const RgbGainTables &tables) {
+  const std::uint32_t y = rgb_luma(r, g, b, m);
+  if (y == 0) {
+    r = rgb_lift(r, lut[0]);
+    g = rgb_lift(g, lut[0]);
+    b = rgb_lift(b, lut[0]);
+    return;
+  }
+  const std::uint32_t largest = r > g ? (r > b ? r : b) : (g > b ? g : b);
+  const std::uint32_t gain = tables.gain[y];
+  const std::uint32_t headroom = tables.headroom[largest];
+  const std::uint32_t applied = gain < headroom ? gain : headroom;
+  r = std::uint8_t(rgb_scale(r, applied));
+  g = std::uint8_t(rgb_scale(g, applied));
+  b = std::uint8_t(rgb_scale(b, applied));
+}
+
+}  // namespace histeq
