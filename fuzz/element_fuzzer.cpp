@@ -5,8 +5,8 @@
 // rectangle, with DISCONT and GAP flags and flushes between them. Whatever comes in, the
 // element must not crash or read or write outside the buffer (ASan), every buffer it accepts
 // comes out as one buffer of the same size, and a refused buffer or caps is an error return,
-// never an abort. Only the luma plane may change: the chroma planes of a buffer without a meta
-// come out as they went in.
+// never an abort. Only luma (or packed RGB's R, G and B) may change: chroma, alpha and padding of a
+// buffer without a meta come out as they went in.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -25,10 +25,11 @@
 namespace {
 
 // The formats histeq takes, and some it must refuse.
-constexpr const char *kFormats[] = {"GRAY8",     "I420",      "YV12",      "NV12",      "NV21",
-                                    "Y41B",      "Y42B",      "Y444",      "GRAY16_LE", "I420_10LE",
-                                    "I422_12LE", "Y444_16LE", "P010_10LE", "P016_LE",   "RGB",
-                                    "YUY2",      "GRAY16_BE", "BOGUS"};
+constexpr const char *kFormats[] = {
+    "GRAY8", "I420",      "YV12",      "NV12",      "NV21",      "Y41B",      "Y42B",
+    "Y444",  "GRAY16_LE", "I420_10LE", "I422_12LE", "Y444_16LE", "P010_10LE", "P016_LE",
+    "YUY2",  "UYVY",      "YVYU",      "RGBx",      "xBGR",      "RGBA",      "ARGB",
+    "RGB",   "BGR",       "RGB16",     "v210",      "GRAY16_BE", "BOGUS"};
 constexpr const char *kColorimetry[] = {"bt601", "bt709", "bt2020", "sRGB", "1:4:0:0", "2:4:7:1"};
 
 // Sizes around the edges: tiny, odd, wide, and too large for any buffer.
@@ -65,10 +66,11 @@ std::string fuzzed_caps(fuzz::Bytes &in) {
 }
 
 void set_fuzzed_options(GstElement *element, fuzz::Bytes &in) {
-  g_object_set(
-      element, "strength", in.fraction(), "clip-limit", in.chance(2) ? 0.0 : in.fraction() * 40,
-      "smoothing", in.chance(2) ? 0.0 : in.fraction() * 60, "scene-threshold", in.fraction(),
-      "post-messages", gboolean(in.byte() & 1), "n-threads", guint(in.byte() % 4), nullptr);
+  g_object_set(element, "strength", in.fraction(), "clip-limit",
+               in.chance(2) ? 0.0 : in.fraction() * 40, "smoothing",
+               in.chance(2) ? 0.0 : in.fraction() * 60, "scene-threshold", in.fraction(),
+               "post-messages", gboolean(in.byte() & 1), "n-threads", guint(in.byte() % 4),
+               "luma-matrix", int(in.byte() % 3), nullptr);
 }
 
 // A meta that may lie about the buffer: offsets and strides anywhere, negative or zero.
@@ -94,15 +96,40 @@ void add_fuzzed_crop_meta(GstBuffer *buffer, fuzz::Bytes &in) {
   crop->height = in.chance(2) ? in.byte() % 96 : in.dword();
 }
 
-// Bytes past the luma plane of a buffer laid out as `info` (the chroma planes), which the
-// element must leave as they are.
-std::vector<std::uint8_t> chroma_of(GstBuffer *buffer, const GstVideoInfo &info) {
-  if (GST_VIDEO_INFO_N_PLANES(&info) < 2) return {};
-  const gsize start = GST_VIDEO_INFO_PLANE_OFFSET(&info, 1);
-  if (start >= GST_VIDEO_INFO_SIZE(&info)) return {};
-  std::vector<std::uint8_t> chroma(GST_VIDEO_INFO_SIZE(&info) - start);
-  gst_buffer_extract(buffer, start, chroma.data(), chroma.size());
-  return chroma;
+// The bytes of a buffer laid out as `info` that the element must leave as they are: the planes
+// after the luma plane; in packed YUV every byte but the luma samples; in packed RGB the fourth
+// byte of each pixel; and the padding at the end of each packed row.
+std::vector<std::uint8_t> untouched_bytes(GstBuffer *buffer, const GstVideoInfo &info) {
+  GstMapInfo map;
+  FUZZ_CHECK(gst_buffer_map(buffer, &map, GST_MAP_READ));
+  std::vector<std::uint8_t> kept;
+  const GstVideoFormatInfo *finfo = info.finfo;
+  if (GST_VIDEO_INFO_N_PLANES(&info) > 1) {
+    const gsize start = GST_VIDEO_INFO_PLANE_OFFSET(&info, 1);
+    if (start < map.size) kept.assign(map.data + start, map.data + map.size);
+  } else if (!GST_VIDEO_FORMAT_INFO_IS_GRAY(finfo)) {
+    const int width = GST_VIDEO_INFO_WIDTH(&info);
+    const int stride = GST_VIDEO_INFO_PLANE_STRIDE(&info, 0);
+    const int pixel_bytes = GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, 0);
+    const bool rgb = GST_VIDEO_FORMAT_INFO_IS_RGB(finfo);
+    const int luma = int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, 0));
+    int fourth = -1;
+    if (rgb && pixel_bytes == 4)
+      fourth = 6 - int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, 0) +
+                       GST_VIDEO_FORMAT_INFO_POFFSET(finfo, 1) +
+                       GST_VIDEO_FORMAT_INFO_POFFSET(finfo, 2));
+    for (int y = 0; y < GST_VIDEO_INFO_HEIGHT(&info); ++y) {
+      for (int x = 0; x < stride; ++x) {
+        const bool in_pixels = x < width * pixel_bytes;
+        const bool changes =
+            in_pixels && (rgb ? x % pixel_bytes != fourth : x % pixel_bytes == luma);
+        const gsize at = gsize(y) * stride + x;
+        if (!changes && at < map.size) kept.push_back(map.data[at]);
+      }
+    }
+  }
+  gst_buffer_unmap(buffer, &map);
+  return kept;
 }
 
 void push_segment(GstHarness *harness) {
@@ -162,8 +189,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     GST_BUFFER_PTS(buffer) = GST_SECOND / 30 * frames;
 
     const bool whole = valid_caps && bytes == natural && !with_meta;
-    const std::vector<std::uint8_t> chroma =
-        whole ? chroma_of(buffer, info) : std::vector<std::uint8_t>{};
+    const std::vector<std::uint8_t> kept =
+        whole ? untouched_bytes(buffer, info) : std::vector<std::uint8_t>{};
     const GstFlowReturn ret = gst_harness_push(harness, buffer);
     if (ret != GST_FLOW_OK) {
       FUZZ_CHECK(gst_harness_buffers_in_queue(harness) == 0);
@@ -172,7 +199,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     GstBuffer *out = gst_harness_try_pull(harness);
     FUZZ_CHECK(out != nullptr);
     FUZZ_CHECK(gst_buffer_get_size(out) == bytes);
-    if (whole && !chroma.empty()) FUZZ_CHECK(chroma_of(out, info) == chroma);
+    if (whole) FUZZ_CHECK(untouched_bytes(out, info) == kept);
     FUZZ_CHECK(gst_harness_buffers_in_queue(harness) == 0);
     gst_buffer_unref(out);
   }

@@ -700,7 +700,7 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
                         gst_cuda_hist_eq_scan_method_get_type(),
                         int(histeq::cuda::ScanMethod::kAuto), flags));
 
-  histeq_add_luma_pad_templates(element_class, false, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  histeq_add_pad_templates(element_class, HISTEQ_LUMA_FORMATS, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   element_class->set_context = gst_cuda_hist_eq_set_context;
   gst_element_class_set_static_metadata(
       element_class, "CUDA histogram equalization", "Filter/Effect/Video/Hardware",

@@ -94,8 +94,8 @@ static Equalizer &gst_hist_eq_engine(GstHistEq *self, std::unique_ptr<Equalizer>
 }
 
 // Equalizes the luma of a mapped frame with `engine`, then posts its statistics if asked.
-template <typename Equalizer, typename Plane>
-static void gst_hist_eq_equalize(GstHistEq *self, Equalizer &engine, Plane luma,
+template <typename Equalizer, typename View>
+static void gst_hist_eq_equalize(GstHistEq *self, Equalizer &engine, const View &luma,
                                  const HistEqFrame &settings) {
   engine.equalize(luma, settings.range, settings.params, settings.reset);
   gst_hist_eq_base_post_statistics(GST_HIST_EQ_BASE(self), settings, engine.histogram().data(),
@@ -120,8 +120,18 @@ static GstFlowReturn gst_hist_eq_transform_ip(GstBaseTransform *trans, GstBuffer
                          histeq_luma_plane16(&frame), settings);
   } else {
     state.words.reset();
-    gst_hist_eq_equalize(self, gst_hist_eq_engine(self, state.bytes, layout),
-                         histeq_luma_plane(&frame), settings);
+    histeq::CpuEqualizer &engine = gst_hist_eq_engine(self, state.bytes, layout);
+    switch (histeq_packing(info)) {
+      case HistEqPacking::kRgb:
+        gst_hist_eq_equalize(self, engine, histeq_rgb_view(&frame, settings.luma_matrix), settings);
+        break;
+      case HistEqPacking::kPackedYuv:
+        gst_hist_eq_equalize(self, engine, histeq_packed_yuv_view(&frame), settings);
+        break;
+      case HistEqPacking::kLumaPlane:
+        gst_hist_eq_equalize(self, engine, histeq_luma_plane(&frame), settings);
+        break;
+    }
   }
   gst_video_frame_unmap(&frame);
   return GST_FLOW_OK;
@@ -156,11 +166,13 @@ static void gst_hist_eq_class_init(GstHistEqClass *klass) {
           kDefaultThreads,
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
 
-  histeq_add_luma_pad_templates(element_class, true);
+  histeq_add_pad_templates(element_class, HISTEQ_LUMA_FORMATS ", " HISTEQ_DEEP_LUMA_FORMATS
+                                                              ", " HISTEQ_PACKED_YUV_FORMATS
+                                                              ", " HISTEQ_RGB_FORMATS);
   gst_element_class_set_static_metadata(
       element_class, "Histogram equalization", "Filter/Effect/Video",
       "Stretches the contrast of each frame by equalizing its luma histogram on the CPU; chroma "
-      "is left untouched",
+      "is left untouched (packed RGB: R, G and B scaled alike, so hue is kept)",
       "gst-histeq developers");
 
   // In place only: GstVideoFilter's copying transform is never wanted.

@@ -16,11 +16,15 @@ enum {
   PROP_SMOOTHING,
   PROP_SCENE_THRESHOLD,
   PROP_POST_MESSAGES,
+  PROP_LUMA_MATRIX,
 };
+
+constexpr histeq::LumaStandard kDefaultLumaMatrix = histeq::LumaStandard::kBt709;
 
 struct HistEqBaseState {
   // Guarded by the object lock.
   histeq::Settings settings;
+  histeq::LumaStandard luma_matrix = kDefaultLumaMatrix;
   bool restart = true;  // the next frame equalized restarts the history
   // Streaming thread only (set_info, then every frame).
   histeq::OutputRange range = histeq::full_range(8);
@@ -33,6 +37,16 @@ struct GstHistEqBasePrivate {
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstHistEqBase, gst_hist_eq_base, GST_TYPE_VIDEO_FILTER)
+
+GType gst_hist_eq_luma_matrix_get_type() {
+  static const GEnumValue values[] = {
+      {int(histeq::LumaStandard::kBt709), "ITU-R BT.709 (HD)", "bt709"},
+      {int(histeq::LumaStandard::kBt601), "ITU-R BT.601 (SD)", "bt601"},
+      {int(histeq::LumaStandard::kBt2020), "ITU-R BT.2020 (UHD)", "bt2020"},
+      {0, nullptr, nullptr}};
+  static const GType type = g_enum_register_static("GstHistEqLumaMatrix", values);
+  return type;
+}
 
 namespace {
 
@@ -74,6 +88,7 @@ HistEqFrame gst_hist_eq_base_begin_frame(GstHistEqBase *base, GstBuffer *buffer)
   GST_OBJECT_LOCK(base);
   frame.params = histeq::to_params(state.settings);
   frame.statistics = state.settings.statistics;
+  frame.luma_matrix = histeq::luma_matrix(state.luma_matrix);
   frame.reset = state.restart || GST_BUFFER_FLAG_IS_SET(buffer, GST_BUFFER_FLAG_DISCONT);
   state.restart = false;
   GST_OBJECT_UNLOCK(base);
@@ -158,6 +173,9 @@ static void gst_hist_eq_base_set_property(GObject *object, guint prop_id, const 
     case PROP_POST_MESSAGES:
       settings.statistics = g_value_get_boolean(value);
       break;
+    case PROP_LUMA_MATRIX:
+      state_of(base).luma_matrix = histeq::LumaStandard(g_value_get_enum(value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
@@ -184,6 +202,9 @@ static void gst_hist_eq_base_get_property(GObject *object, guint prop_id, GValue
       break;
     case PROP_POST_MESSAGES:
       g_value_set_boolean(value, settings.statistics);
+      break;
+    case PROP_LUMA_MATRIX:
+      g_value_set_enum(value, int(state_of(base).luma_matrix));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -239,6 +260,14 @@ static void gst_hist_eq_base_class_init(GstHistEqBaseClass *klass) {
                            "Post an element message named histeq per frame with its luma "
                            "statistics and histogram",
                            defaults.statistics, flags));
+  g_object_class_install_property(
+      gobject_class, PROP_LUMA_MATRIX,
+      g_param_spec_enum(
+          "luma-matrix", "Luma matrix",
+          "The weights of R, G and B in the luma that packed RGB is equalized by",
+          gst_hist_eq_luma_matrix_get_type(), int(kDefaultLumaMatrix),
+          GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
+  gst_type_mark_as_plugin_api(gst_hist_eq_luma_matrix_get_type(), GstPluginAPIFlags(0));
 
   trans_class->before_transform = gst_hist_eq_base_before_transform;
   trans_class->transform_ip_on_passthrough = FALSE;

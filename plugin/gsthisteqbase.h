@@ -20,10 +20,13 @@
 
 #include "equalization.h"
 #include "params.h"
+#include "rgb.h"
 
 G_BEGIN_DECLS
 
 #define GST_TYPE_HIST_EQ_BASE (gst_hist_eq_base_get_type())
+// The luma-matrix property's enum: histeq::LumaStandard's values.
+GType gst_hist_eq_luma_matrix_get_type();
 G_DECLARE_DERIVABLE_TYPE(GstHistEqBase, gst_hist_eq_base, GST, HIST_EQ_BASE, GstVideoFilter)
 
 struct _GstHistEqBaseClass {
@@ -40,6 +43,8 @@ struct HistEqFrame {
   bool reset = false;  // the stream's history restarts with this frame
   bool statistics = false;
   histeq::OutputRange range = histeq::full_range(8);
+  // The luma of packed RGB.
+  histeq::LumaMatrix luma_matrix = histeq::luma_matrix(histeq::LumaStandard::kBt709);
   // For the statistics message, as of the frame's arrival.
   GstClockTime timestamp = GST_CLOCK_TIME_NONE;
   GstClockTime duration = GST_CLOCK_TIME_NONE;

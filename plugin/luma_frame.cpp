@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "luma_frame.h"
 
-void histeq_add_luma_pad_templates(GstElementClass *element_class, bool deep,
-                                   const char *memory_feature) {
-  GstCaps *caps = gst_caps_from_string(
-      deep ? GST_VIDEO_CAPS_MAKE("{ " HISTEQ_LUMA_FORMATS ", " HISTEQ_DEEP_LUMA_FORMATS " }")
-           : GST_VIDEO_CAPS_MAKE("{ " HISTEQ_LUMA_FORMATS " }"));
+void histeq_add_pad_templates(GstElementClass *element_class, const char *formats,
+                              const char *memory_feature) {
+  gchar *description = g_strdup_printf(GST_VIDEO_CAPS_MAKE("{ %s }"), formats);
+  GstCaps *caps = gst_caps_from_string(description);
+  g_free(description);
   if (memory_feature) {
     GstCaps *preferred = gst_caps_copy(caps);
     gst_caps_set_features_simple(preferred, gst_caps_features_new(memory_feature, nullptr));
@@ -16,6 +16,14 @@ void histeq_add_luma_pad_templates(GstElementClass *element_class, bool deep,
   gst_element_class_add_pad_template(
       element_class, gst_pad_template_new("src", GST_PAD_SRC, GST_PAD_ALWAYS, caps));
   gst_caps_unref(caps);
+}
+
+HistEqPacking histeq_packing(const GstVideoInfo *info) {
+  if (GST_VIDEO_INFO_IS_RGB(info)) return HistEqPacking::kRgb;
+  // Luma and chroma in one plane.
+  if (GST_VIDEO_INFO_IS_YUV(info) && GST_VIDEO_INFO_N_PLANES(info) == 1)
+    return HistEqPacking::kPackedYuv;
+  return HistEqPacking::kLumaPlane;
 }
 
 histeq::SampleLayout histeq_sample_layout(const GstVideoInfo *info) {
@@ -186,4 +194,24 @@ histeq::LumaPlane16 histeq_luma_plane16(GstVideoFrame *frame) {
   const histeq::LumaPlane8 bytes = histeq_luma_plane(frame);
   return histeq::LumaPlane16{reinterpret_cast<std::uint16_t *>(bytes.data), bytes.width,
                              bytes.height, bytes.stride};
+}
+
+histeq::PackedYuvView histeq_packed_yuv_view(GstVideoFrame *frame) {
+  const histeq::LumaPlane8 pixels = histeq_luma_plane(frame);
+  return histeq::PackedYuvView{pixels.data, pixels.width, pixels.height, pixels.stride,
+                               int(GST_VIDEO_FORMAT_INFO_POFFSET(frame->info.finfo, 0))};
+}
+
+histeq::RgbView histeq_rgb_view(GstVideoFrame *frame, histeq::LumaMatrix matrix) {
+  const histeq::LumaPlane8 pixels = histeq_luma_plane(frame);
+  const GstVideoFormatInfo *finfo = frame->info.finfo;
+  return histeq::RgbView{pixels.data,
+                         pixels.width,
+                         pixels.height,
+                         pixels.stride,
+                         int(GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, GST_VIDEO_COMP_R)),
+                         int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_R)),
+                         int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_G)),
+                         int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_B)),
+                         matrix};
 }

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// What both elements need to turn a GStreamer buffer into the engines' luma plane: the formats
-// whose first plane is luma, the output range the caps ask for, and a frame mapping that fails
-// with a sentence a user understands.
+// What both elements need to turn a GStreamer buffer into the engines' views of it: the formats
+// they take (luma planes, packed YUV, packed RGB), the output range the caps ask for, and a frame
+// mapping that fails with a sentence a user understands.
 
 #include <gst/video/video.h>
 
 #include "equalization.h"
+#include "packed_views.h"
 #include "plane.h"
 #include "sample_layout.h"
 
@@ -17,11 +18,19 @@
   "GRAY16_LE, I420_10LE, I420_12LE, I422_10LE, I422_12LE, Y444_10LE, Y444_12LE, Y444_16LE, " \
   "P010_10LE, P012_LE, P016_LE"
 
-// The raw-video sink and src templates of an element, over HISTEQ_LUMA_FORMATS and, with
-// `deep`, HISTEQ_DEEP_LUMA_FORMATS; with `memory_feature` (e.g. "memory:CUDAMemory") those caps
-// come first, then system memory's.
-void histeq_add_luma_pad_templates(GstElementClass *element_class, bool deep,
-                                   const char *memory_feature = nullptr);
+// Packed 4:2:2 YUV: a luma byte every second byte.
+#define HISTEQ_PACKED_YUV_FORMATS "YUY2, UYVY, YVYU"
+// Packed 8-bit RGB, with or without alpha or a padding byte: equalized by a luma of R, G and B.
+#define HISTEQ_RGB_FORMATS "RGBx, BGRx, xRGB, xBGR, RGBA, BGRA, ARGB, ABGR, RGB, BGR"
+
+// How a format keeps its luma.
+enum class HistEqPacking { kLumaPlane, kPackedYuv, kRgb };
+HistEqPacking histeq_packing(const GstVideoInfo *info);
+
+// The raw-video sink and src templates of an element over `formats` (a comma-separated list);
+// with `memory_feature` (e.g. "memory:CUDAMemory") those caps come first, then system memory's.
+void histeq_add_pad_templates(GstElementClass *element_class, const char *formats,
+                              const char *memory_feature = nullptr);
 
 // Where the luma bits of the caps' format sit in its samples (8 bits: a byte).
 histeq::SampleLayout histeq_sample_layout(const GstVideoInfo *info);
@@ -50,3 +59,7 @@ gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuff
 histeq::LumaPlane8 histeq_luma_plane(GstVideoFrame *frame);
 // The same for formats of 16-bit words.
 histeq::LumaPlane16 histeq_luma_plane16(GstVideoFrame *frame);
+// The same for packed 4:2:2 YUV (HISTEQ_PACKED_YUV_FORMATS) and packed RGB (HISTEQ_RGB_FORMATS,
+// its luma made with `matrix`).
+histeq::PackedYuvView histeq_packed_yuv_view(GstVideoFrame *frame);
+histeq::RgbView histeq_rgb_view(GstVideoFrame *frame, histeq::LumaMatrix matrix);

@@ -410,7 +410,8 @@ TEST(HistEqElement, UnsupportedCapsAreRefused) {
   EXPECT_TRUE(gst_pad_peer_query_accept_caps(harness.h->srcpad, supported));
   gst_caps_unref(supported);
   for (const char *caps_string :
-       {"video/x-raw,format=RGB,width=16,height=16,framerate=30/1",
+       {"video/x-raw,format=RGB16,width=16,height=16,framerate=30/1",
+        "video/x-raw,format=v210,width=16,height=16,framerate=30/1",
         "video/x-raw,format=GRAY16_BE,width=16,height=16,framerate=30/1"}) {
     GstCaps *caps = gst_caps_from_string(caps_string);
     EXPECT_FALSE(gst_pad_peer_query_accept_caps(harness.h->srcpad, caps)) << caps_string;
