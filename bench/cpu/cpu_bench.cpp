@@ -2,7 +2,9 @@
 // histeq-cpu-bench: the CPU core against OpenCV's cv::equalizeHist in one process, on the same
 // frames (natural, uniform, constant; 720p, 1080p, 4K), one thread and all threads. Prints
 // frames per second (median of runs), our ratio to OpenCV, the core with every option and what
-// the options cost (its time over the defaults'), and whether the bytes are identical.
+// the options cost (its time over the defaults'), and whether the bytes are identical. A second
+// table times the packed layouts (YUY2, RGBx, RGB) against the planar luma of the same pixels,
+// one thread, natural content: the cost of a packed pixel over a planar one.
 //   histeq-cpu-bench [--runs N]
 #include <algorithm>
 #include <chrono>
@@ -54,6 +56,64 @@ std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
   std::vector<double> fps;
   for (auto &times : seconds) fps.push_back(median_fps(std::move(times)));
   return fps;
+}
+
+// The natural luma as packed pixels: YUY2 with neutral chroma, and RGB of that luma tinted
+// pixel by pixel (the tint cancels in the luma to within rounding).
+std::vector<std::uint8_t> packed_frame(const std::vector<std::uint8_t> &luma, int pixel_bytes,
+                                       bool rgb) {
+  std::vector<std::uint8_t> bytes(luma.size() * std::size_t(pixel_bytes), 128);
+  for (std::size_t i = 0; i < luma.size(); ++i) {
+    std::uint8_t *p = &bytes[i * std::size_t(pixel_bytes)];
+    if (!rgb) {
+      p[0] = luma[i];
+      continue;
+    }
+    const int tint = int(i * 2654435761u >> 27) - 16;
+    p[0] = std::uint8_t(std::clamp(luma[i] + tint, 0, 255));
+    p[1] = std::uint8_t(std::clamp(luma[i] - tint / 2, 0, 255));
+    p[2] = std::uint8_t(std::clamp(luma[i] + tint / 3, 0, 255));
+  }
+  return bytes;
+}
+
+void packed_table(int runs) {
+  std::printf(
+      "\npacked layouts against the planar luma of the same pixels, natural content, "
+      "1 thread, frames per second\n");
+  std::printf("%-10s %10s %10s %7s %10s %7s %10s %7s\n", "size", "planar", "YUY2", "cost", "RGBx",
+              "cost", "RGB", "cost");
+  const bench::FrameSize sizes[] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
+  for (const bench::FrameSize size : sizes) {
+    const bench::HostFrame host = bench::make_frame(bench::Content::kNatural, size, size.width, 7u);
+    histeq::CpuEqualizer planar(1), yuy2(1), rgbx(1), rgb(1);
+    const auto run_planar = [&](std::uint8_t *p) {
+      planar.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
+                      histeq::full_range(8));
+    };
+    const auto run_yuy2 = [&](std::uint8_t *p) {
+      yuy2.equalize(histeq::PackedYuvView{p, size.width, size.height, 2 * size.width, 0},
+                    histeq::full_range(8));
+    };
+    const auto run_rgb = [&](histeq::CpuEqualizer &engine, int pixel_bytes) {
+      return [&engine, pixel_bytes, size](std::uint8_t *p) {
+        engine.equalize(
+            histeq::RgbView{p, size.width, size.height, pixel_bytes * size.width, pixel_bytes, 0, 1,
+                            2, histeq::luma_matrix(histeq::LumaStandard::kBt709)},
+            histeq::full_range(8));
+      };
+    };
+    const double fps_planar = fps_side_by_side({run_planar}, host.bytes, runs)[0];
+    const double fps_yuy2 =
+        fps_side_by_side({run_yuy2}, packed_frame(host.bytes, 2, false), runs)[0];
+    const double fps_rgbx =
+        fps_side_by_side({run_rgb(rgbx, 4)}, packed_frame(host.bytes, 4, true), runs)[0];
+    const double fps_rgb =
+        fps_side_by_side({run_rgb(rgb, 3)}, packed_frame(host.bytes, 3, true), runs)[0];
+    std::printf("%-10s %10.0f %10.0f %6.2fx %10.0f %6.2fx %10.0f %6.2fx\n", size.label().c_str(),
+                fps_planar, fps_yuy2, fps_planar / fps_yuy2, fps_rgbx, fps_planar / fps_rgbx,
+                fps_rgb, fps_planar / fps_rgb);
+  }
 }
 
 }  // namespace
@@ -121,5 +181,6 @@ int main(int argc, char **argv) {
       }
     }
   }
+  packed_table(runs);
   return mismatches ? 1 : 0;
 }
