@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "lut_map.h"
+#include "packed_map.h"
 
 namespace histeq {
 

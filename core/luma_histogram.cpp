@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "packed_map.h"
+
 namespace histeq {
 
 namespace {
@@ -97,22 +99,15 @@ void accumulate_gathered(int row_begin, int row_end, int width, LumaHistogram8 &
 void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,
                           LumaHistogram8 &histogram) {
   accumulate_gathered(
-      row_begin, row_end, frame.width, histogram, [&](int y, int x0, int n, std::uint8_t *luma) {
-        const std::uint8_t *p =
-            frame.row(y) + frame.luma_offset + PackedYuvView::kPixelBytes * std::ptrdiff_t(x0);
-        for (int i = 0; i < n; ++i) luma[i] = p[PackedYuvView::kPixelBytes * i];
-      });
+      row_begin, row_end, frame.width, histogram,
+      [&](int y, int x, int n, std::uint8_t *luma) { gather_luma(frame, y, x, n, luma); });
 }
 
 void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
                           LumaHistogram8 &histogram) {
   accumulate_gathered(
-      row_begin, row_end, frame.width, histogram, [&](int y, int x0, int n, std::uint8_t *luma) {
-        const std::uint8_t *p = frame.row(y) + frame.pixel_bytes * std::ptrdiff_t(x0);
-        for (int i = 0; i < n; ++i, p += frame.pixel_bytes)
-          luma[i] =
-              std::uint8_t(rgb_luma(p[frame.red], p[frame.green], p[frame.blue], frame.matrix));
-      });
+      row_begin, row_end, frame.width, histogram,
+      [&](int y, int x, int n, std::uint8_t *luma) { gather_luma(frame, y, x, n, luma); });
 }
 
 void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,

@@ -11,27 +11,13 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "lut_lookup-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace histeq {
 namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
-
-// A 256-entry byte lookup from 16-entry byte shuffles (TableLookupBytes looks up within each
-// 128-bit block): the low nibble of a sample indexes each 16-entry slice of the LUT, and its
-// high nibble selects the slice's answer. Sixteen shuffles and selects per vector of samples
-// still beat one load and one store per sample.
-template <class D>
-HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT lut) {
-  const hn::Vec<D> low = hn::And(v, hn::Set(d, 0x0F));
-  const hn::Vec<D> high = hn::ShiftRight<4>(v);
-  hn::Vec<D> mapped = hn::TableLookupBytes(hn::LoadDup128(d, lut), low);
-  for (int slice = 1; slice < 16; ++slice) {
-    const hn::Vec<D> looked_up = hn::TableLookupBytes(hn::LoadDup128(d, lut + 16 * slice), low);
-    mapped = hn::IfThenElse(hn::Eq(high, hn::Set(d, std::uint8_t(slice))), looked_up, mapped);
-  }
-  return mapped;
-}
 
 void MapRows(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *HWY_RESTRICT lut) {
   const hn::ScalableTag<std::uint8_t> d;

@@ -3,7 +3,6 @@
 
 #include <cstdint>
 
-#include "packed_views.h"
 #include "plane.h"
 #include "sample_layout.h"
 
@@ -21,11 +20,5 @@ void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::u
 // of layout.levels() levels), in place.
 void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                const std::uint16_t *lut);
-
-// The luma bytes of packed 4:2:2 YUV replaced by lut[luma]; chroma bytes untouched.
-void apply_lut(const PackedYuvView &frame, int row_begin, int row_end, const std::uint8_t *lut);
-// R, G and B of packed RGB scaled by rgb.h's rule for this LUT of their luma; the fourth byte
-// untouched.
-void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut);
 
 }  // namespace histeq

@@ -1,11 +1,254 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The LUT applied to packed frames: the luma bytes of 4:2:2 YUV, and R, G and B of packed RGB
-// through rgb.h's rule, its divisions tabulated once per band of rows.
-#include "lut_map.h"
+// Packed frames on the widest SIMD target the CPU has (Highway's dynamic dispatch), and their
+// scalar references. Packed YUV: luma bytes deinterleaved, looked up and interleaved back.
+// Packed RGB: rgb.h's rule in 32-bit lanes, one pixel a lane; 4-byte pixels are read as words
+// and their channels shifted out, 3-byte pixels deinterleaved; the two tabulated divisions are
+// gathers.
+#include "packed_map.h"
 
+#include <cstddef>
+#include <cstring>
+
+#undef HWY_TARGET_INCLUDE
+#define HWY_TARGET_INCLUDE "packed_map.cpp"
+#include <hwy/foreach_target.h>  // IWYU pragma: keep
+#include <hwy/highway.h>
+
+#include "lut_lookup-inl.h"
+
+HWY_BEFORE_NAMESPACE();
+namespace histeq {
+namespace HWY_NAMESPACE {
+
+namespace hn = hwy::HWY_NAMESPACE;
+
+using D8 = hn::ScalableTag<std::uint8_t>;
+using D32 = hn::ScalableTag<std::uint32_t>;
+using V32 = hn::Vec<D32>;
+
+// Pixels per step of a row: a vector of luma bytes (YUV) or of 32-bit lanes (RGB). The scalar
+// target's byte tables have no 16 bytes to look up in, so it takes none.
+template <class D>
+int step_of(D d, int width) {
+  return HWY_TARGET == HWY_SCALAR ? width + 1 : int(hn::Lanes(d));
+}
+
+void GatherYuvLuma(const PackedYuvView &frame, int y, int x, int n, std::uint8_t *luma) {
+  const D8 d;
+  const std::uint8_t *p = frame.row(y) + PackedYuvView::kPixelBytes * std::ptrdiff_t(x);
+  const int lanes = step_of(d, n);
+  int i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    hn::Vec<D8> first, second;
+    hn::LoadInterleaved2(d, p + 2 * i, first, second);
+    hn::StoreU(frame.luma_offset == 0 ? first : second, d, luma + i);
+  }
+  for (; i < n; ++i) luma[i] = p[2 * i + frame.luma_offset];
+}
+
+void MapYuvRows(const PackedYuvView &frame, int row_begin, int row_end,
+                const std::uint8_t *HWY_RESTRICT lut) {
+  const D8 d;
+  const int lanes = step_of(d, frame.width);
+  for (int y = row_begin; y < row_end; ++y) {
+    std::uint8_t *p = frame.row(y);
+    int x = 0;
+    // Both halves are stored back, so only pixels inside the width are loaded.
+    for (; x + lanes <= frame.width; x += lanes) {
+      hn::Vec<D8> first, second;
+      hn::LoadInterleaved2(d, p + 2 * x, first, second);
+      if (frame.luma_offset == 0) {
+        first = LookUp(d, first, lut);
+      } else {
+        second = LookUp(d, second, lut);
+      }
+      hn::StoreInterleaved2(first, second, d, p + 2 * x);
+    }
+    for (; x < frame.width; ++x) {
+      std::uint8_t &luma = p[2 * x + frame.luma_offset];
+      luma = lut[luma];
+    }
+  }
+}
+
+// R, G and B of a step of pixels in 32-bit lanes.
+struct Channels {
+  V32 r, g, b;
+};
+
+// A step of 4-byte pixels as words, and back; channel c is byte c of each word
+// (little-endian). The scalar target has no bytes within a lane: one word, copied.
+HWY_INLINE V32 LoadWords(D32 d32, const std::uint8_t *p) {
+#if HWY_TARGET == HWY_SCALAR
+  std::uint32_t word;
+  std::memcpy(&word, p, sizeof word);
+  return hn::Set(d32, word);
+#else
+  const hn::Repartition<std::uint8_t, D32> d8;
+  return hn::BitCast(d32, hn::LoadU(d8, p));
+#endif
+}
+
+HWY_INLINE void StoreWords(D32 d32, V32 words, std::uint8_t *p) {
+#if HWY_TARGET == HWY_SCALAR
+  const std::uint32_t word = hn::GetLane(words);
+  static_cast<void>(d32);
+  std::memcpy(p, &word, sizeof word);
+#else
+  const hn::Repartition<std::uint8_t, D32> d8;
+  hn::StoreU(hn::BitCast(d8, words), d8, p);
+#endif
+}
+
+HWY_INLINE V32 ByteOf(V32 words, int byte) {
+  return hn::And(hn::ShiftRightSame(words, 8 * byte), hn::Set(D32(), 0xFFu));
+}
+
+HWY_INLINE Channels Load4(const RgbView &frame, const std::uint8_t *p, V32 &words) {
+  words = LoadWords(D32(), p);
+  return Channels{ByteOf(words, frame.red), ByteOf(words, frame.green), ByteOf(words, frame.blue)};
+}
+
+HWY_INLINE Channels Load3(const RgbView &frame, const std::uint8_t *p) {
+  const D32 d32;
+  const hn::Rebind<std::uint8_t, D32> d8;
+  hn::Vec<decltype(d8)> c0, c1, c2;
+  hn::LoadInterleaved3(d8, p, c0, c1, c2);
+  // RGB or BGR: red is byte 0 or byte 2.
+  const V32 first = hn::PromoteTo(d32, c0), second = hn::PromoteTo(d32, c1),
+            third = hn::PromoteTo(d32, c2);
+  return frame.red == 0 ? Channels{first, second, third} : Channels{third, second, first};
+}
+
+HWY_INLINE V32 Luma(const Channels &c, LumaMatrix m) {
+  const D32 d;
+  const V32 weighted =
+      hn::Add(hn::Add(hn::Mul(c.r, hn::Set(d, m.red)), hn::Mul(c.g, hn::Set(d, m.green))),
+              hn::Add(hn::Mul(c.b, hn::Set(d, m.blue)), hn::Set(d, kLumaOne / 2)));
+  return hn::ShiftRight<15>(weighted);
+}
+
+// Lanes of at most 255 as bytes, one per lane.
+HWY_INLINE void StoreBytes(V32 v, std::uint8_t *out) {
+  const hn::RebindToSigned<D32> di32;
+  const hn::Rebind<std::uint8_t, D32> d8;
+  hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di32, v)), d8, out);
+}
+
+void GatherRgbLuma(const RgbView &frame, int y, int x, int n, std::uint8_t *luma) {
+  const D32 d32;
+  const std::uint8_t *p = frame.row(y) + frame.pixel_bytes * std::ptrdiff_t(x);
+  const int lanes = step_of(d32, n);
+  int i = 0;
+  for (; i + lanes <= n; i += lanes) {
+    V32 words;
+    const Channels c = frame.pixel_bytes == 4 ? Load4(frame, p + 4 * std::ptrdiff_t(i), words)
+                                              : Load3(frame, p + 3 * std::ptrdiff_t(i));
+    StoreBytes(Luma(c, frame.matrix), luma + i);
+  }
+  for (; i < n; ++i) {
+    const std::uint8_t *q = p + frame.pixel_bytes * std::ptrdiff_t(i);
+    luma[i] = std::uint8_t(rgb_luma(q[frame.red], q[frame.green], q[frame.blue], frame.matrix));
+  }
+}
+
+// rgb_map_pixel on a step of pixels.
+HWY_INLINE Channels MapChannels(const Channels &c, LumaMatrix m, std::uint32_t lift,
+                                const RgbGainTables &tables) {
+  const D32 d;
+  const hn::RebindToSigned<D32> di;
+  const V32 luma = Luma(c, m);
+  const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
+  const V32 gain = hn::GatherIndex(d, tables.gain, hn::BitCast(di, luma));
+  const V32 headroom = hn::GatherIndex(d, tables.headroom, hn::BitCast(di, largest));
+  const V32 applied = hn::Min(gain, headroom);
+  const auto black = hn::Eq(luma, hn::Zero(d));
+  const auto map = [&](V32 channel) {
+    const V32 scaled = hn::ShiftRight<16>(hn::Add(hn::Mul(channel, applied), hn::Set(d, 1u << 15)));
+    const V32 lifted = hn::Min(hn::Add(channel, hn::Set(d, lift)), hn::Set(d, 255u));
+    return hn::IfThenElse(black, lifted, scaled);
+  };
+  return Channels{map(c.r), map(c.g), map(c.b)};
+}
+
+void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
+                const std::uint8_t *HWY_RESTRICT lut) {
+  RgbGainTables tables;
+  for (int v = 0; v < 256; ++v) fill_rgb_gain_tables(lut, v, tables);
+  const D32 d32;
+  const int lanes = step_of(d32, frame.width);
+  const std::uint32_t lift = lut[0];
+  // The byte of a 4-byte pixel that is none of R, G and B, kept from the words read.
+  const std::uint32_t kept = 0xFFu << (8 * (6 - frame.red - frame.green - frame.blue));
+  for (int y = row_begin; y < row_end; ++y) {
+    std::uint8_t *p = frame.row(y);
+    int x = 0;
+    if (frame.pixel_bytes == 4) {
+      for (; x + lanes <= frame.width; x += lanes) {
+        V32 words;
+        std::uint8_t *q = p + 4 * std::ptrdiff_t(x);
+        const Channels out = MapChannels(Load4(frame, q, words), frame.matrix, lift, tables);
+        V32 packed = hn::And(words, hn::Set(d32, kept));
+        packed = hn::Or(packed, hn::ShiftLeftSame(out.r, 8 * frame.red));
+        packed = hn::Or(packed, hn::ShiftLeftSame(out.g, 8 * frame.green));
+        packed = hn::Or(packed, hn::ShiftLeftSame(out.b, 8 * frame.blue));
+        StoreWords(d32, packed, q);
+      }
+    } else {
+      const hn::Rebind<std::uint8_t, D32> d8;
+      const hn::RebindToSigned<D32> di32;
+      for (; x + lanes <= frame.width; x += lanes) {
+        std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
+        const Channels out = MapChannels(Load3(frame, q), frame.matrix, lift, tables);
+        const auto r = hn::DemoteTo(d8, hn::BitCast(di32, out.r));
+        const auto g = hn::DemoteTo(d8, hn::BitCast(di32, out.g));
+        const auto b = hn::DemoteTo(d8, hn::BitCast(di32, out.b));
+        if (frame.red == 0) {
+          hn::StoreInterleaved3(r, g, b, d8, q);
+        } else {
+          hn::StoreInterleaved3(b, g, r, d8, q);
+        }
+      }
+    }
+    for (; x < frame.width; ++x) {
+      std::uint8_t *q = p + frame.pixel_bytes * std::ptrdiff_t(x);
+      rgb_map_pixel(q[frame.red], q[frame.green], q[frame.blue], frame.matrix, lut, tables);
+    }
+  }
+}
+
+}  // namespace HWY_NAMESPACE
+}  // namespace histeq
+HWY_AFTER_NAMESPACE();
+
+#if HWY_ONCE
 namespace histeq {
 
+HWY_EXPORT(GatherYuvLuma);
+HWY_EXPORT(GatherRgbLuma);
+HWY_EXPORT(MapYuvRows);
+HWY_EXPORT(MapRgbRows);
+
+void gather_luma(const PackedYuvView &frame, int y, int x, int n, std::uint8_t *luma) {
+  HWY_DYNAMIC_DISPATCH(GatherYuvLuma)(frame, y, x, n, luma);
+}
+
+void gather_luma(const RgbView &frame, int y, int x, int n, std::uint8_t *luma) {
+  HWY_DYNAMIC_DISPATCH(GatherRgbLuma)(frame, y, x, n, luma);
+}
+
+void gather_luma_scalar(const RgbView &frame, int y, int x, int n, std::uint8_t *luma) {
+  const std::uint8_t *p = frame.row(y) + frame.pixel_bytes * std::ptrdiff_t(x);
+  for (int i = 0; i < n; ++i, p += frame.pixel_bytes)
+    luma[i] = std::uint8_t(rgb_luma(p[frame.red], p[frame.green], p[frame.blue], frame.matrix));
+}
+
 void apply_lut(const PackedYuvView &frame, int row_begin, int row_end, const std::uint8_t *lut) {
+  HWY_DYNAMIC_DISPATCH(MapYuvRows)(frame, row_begin, row_end, lut);
+}
+
+void apply_lut_scalar(const PackedYuvView &frame, int row_begin, int row_end,
+                      const std::uint8_t *lut) {
   for (int y = row_begin; y < row_end; ++y) {
     std::uint8_t *p = frame.row(y) + frame.luma_offset;
     for (int x = 0; x < frame.width; ++x, p += PackedYuvView::kPixelBytes) *p = lut[*p];
@@ -13,6 +256,10 @@ void apply_lut(const PackedYuvView &frame, int row_begin, int row_end, const std
 }
 
 void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut) {
+  HWY_DYNAMIC_DISPATCH(MapRgbRows)(frame, row_begin, row_end, lut);
+}
+
+void apply_lut_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut) {
   RgbGainTables tables;
   for (int v = 0; v < 256; ++v) fill_rgb_gain_tables(lut, v, tables);
   for (int y = row_begin; y < row_end; ++y) {
@@ -23,3 +270,4 @@ void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint
 }
 
 }  // namespace histeq
+#endif  // HWY_ONCE

@@ -2,6 +2,7 @@
 // The SIMD paths of the core against their scalar references, on every SIMD target this CPU
 // runs (Highway's dynamic dispatch, forced to each in turn): byte for byte, at every width
 // around the vector sizes, with row padding that must stay untouched.
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "luma_histogram.h"
 #include "lut_map.h"
+#include "packed_map.h"
 
 namespace {
 
@@ -99,5 +101,86 @@ TEST(LumaHistogram, FlatRunsAndNoiseCountLikeOneSampleAtATime) {
     EXPECT_EQ(histeq::luma_histogram(histeq::ConstLumaPlane8{plane.data(), width, height, stride}),
               expected)
         << "width " << width;
+  }
+}
+
+namespace {
+
+struct RgbLayout {
+  int pixel_bytes, red, green, blue;
+};
+
+constexpr RgbLayout kRgbLayouts[] = {{4, 0, 1, 2}, {4, 2, 1, 0}, {4, 1, 2, 3},
+                                     {4, 3, 2, 1}, {3, 0, 1, 2}, {3, 2, 1, 0}};
+
+constexpr int kPackedWidths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 65, 200, 1927};
+
+// A LUT that lifts black, so the luma-0 rule is taken too.
+std::vector<Lut> packed_luts() {
+  std::vector<Lut> all = luts();
+  for (Lut &lut : all) lut[0] = std::max<std::uint8_t>(lut[0], 13);
+  return all;
+}
+
+}  // namespace
+
+TEST(PackedYuvSimd, EveryTargetEqualsTheScalarReference) {
+  std::mt19937 random(13);
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const Lut &lut : luts()) {
+      for (int luma_offset : {0, 1}) {
+        for (int width : kPackedWidths) {
+          const int height = 3, stride = 2 * width + 6;
+          std::vector<std::uint8_t> frame(std::size_t(stride) * height);
+          for (auto &b : frame) b = std::uint8_t(random());
+          std::vector<std::uint8_t> reference = frame;
+          const histeq::PackedYuvView view{frame.data(), width, height, stride, luma_offset};
+          std::vector<std::uint8_t> luma(std::size_t(width) + 1, 0);
+          histeq::gather_luma(view, 1, 0, width, luma.data());
+          for (int x = 0; x < width; ++x)
+            ASSERT_EQ(luma[x], frame[std::size_t(stride) + 2 * x + luma_offset]) << width;
+          histeq::apply_lut(view, 0, height, lut.data());
+          histeq::apply_lut_scalar(
+              histeq::PackedYuvView{reference.data(), width, height, stride, luma_offset}, 0,
+              height, lut.data());
+          ASSERT_EQ(frame, reference) << "width " << width << " luma at " << luma_offset;
+        }
+      }
+    }
+  }
+}
+
+TEST(PackedRgbSimd, EveryTargetEqualsTheScalarReference) {
+  std::mt19937 random(17);
+  const histeq::LumaMatrix matrix = histeq::luma_matrix(histeq::LumaStandard::kBt2020);
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const Lut &lut : packed_luts()) {
+      for (const RgbLayout &l : kRgbLayouts) {
+        for (int width : kPackedWidths) {
+          const int height = 3, stride = l.pixel_bytes * width + 5;
+          std::vector<std::uint8_t> frame(std::size_t(stride) * height);
+          // Dark and bright pixels among random ones: luma 0 and full-scale channels.
+          for (std::size_t i = 0; i < frame.size(); ++i)
+            frame[i] = std::uint8_t(i % 11 == 0 ? random() % 3 : i % 13 == 0 ? 255 : random());
+          std::vector<std::uint8_t> reference = frame;
+          const histeq::RgbView view{frame.data(), width,   height, stride, l.pixel_bytes,
+                                     l.red,        l.green, l.blue, matrix};
+          std::vector<std::uint8_t> luma(width, 0), expected(width, 0);
+          histeq::gather_luma(view, 2, 0, width, luma.data());
+          histeq::gather_luma_scalar(view, 2, 0, width, expected.data());
+          ASSERT_EQ(luma, expected) << "width " << width;
+          histeq::apply_lut(view, 0, height, lut.data());
+          histeq::RgbView reference_view = view;
+          reference_view.data = reference.data();
+          histeq::apply_lut_scalar(reference_view, 0, height, lut.data());
+          ASSERT_EQ(frame, reference)
+              << "width " << width << " pixel bytes " << l.pixel_bytes << " red at " << l.red;
+        }
+      }
+    }
   }
 }
