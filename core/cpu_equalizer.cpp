@@ -103,8 +103,14 @@ template <typename Sample>
 template <typename View>
 const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equalize_frame(
     const View &frame, OutputRange range, const Params &params, bool reset) {
-  const unsigned bands = bands_for(frame.pixels(), frame.height);
   const std::uint32_t levels = layout_.levels();
+  if (params.mode == Mode::kClahe) {
+    restarted_ = equalize_tiles(frame, range, params, reset);
+    clear(histogram_, layout_);
+    for (std::uint32_t v = 0; v < levels; ++v) histogram_[v] = tile_frame_histogram_[v];
+    return lut_;
+  }
+  const unsigned bands = bands_for(frame.pixels(), frame.height);
   pool_->run(bands, frame.height, [&](unsigned band, int begin, int end) {
     clear(band_histograms_[band], layout_);
     count_rows(frame, begin, end, layout_, band_histograms_[band]);
@@ -122,6 +128,58 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
       map_rows(frame, begin, end, layout_, lut_.data());
     });
   return lut_;
+}
+
+template <typename Sample>
+bool BasicCpuEqualizer<Sample>::equalize_tiles(const PlaneView<Sample> &plane, OutputRange range,
+                                               const Params &params, bool reset) {
+  if constexpr (kBytes) {
+    return tiles_.equalize(ClaheBytes{plane, plane.width, plane.height}, kLevels8, params, range,
+                           reset, *pool_, tile_frame_histogram_);
+  } else {
+    return tiles_.equalize(ClaheWords{plane, layout_, plane.width, plane.height},
+                           int(layout_.levels()), params, range, reset, *pool_,
+                           tile_frame_histogram_);
+  }
+}
+
+template <typename Sample>
+bool BasicCpuEqualizer<Sample>::equalize_tiles(const PackedYuvView &frame, OutputRange range,
+                                               const Params &params, bool reset) {
+  return tiles_.equalize(ClahePackedYuv{frame, frame.width, frame.height}, kLevels8, params, range,
+                         reset, *pool_, tile_frame_histogram_);
+}
+
+template <typename Sample>
+bool BasicCpuEqualizer<Sample>::equalize_tiles(const RgbView &frame, OutputRange range,
+                                               const Params &params, bool reset) {
+  const std::size_t pixels = std::size_t(frame.pixels());
+  rgb_luma_.resize(pixels);
+  for (int y = 0; y < frame.height; ++y)
+    gather_luma(frame, y, 0, frame.width, &rgb_luma_[std::size_t(y) * frame.width]);
+  rgb_mapped_ = rgb_luma_;
+  const PlaneView<std::uint8_t> mapped{rgb_mapped_.data(), frame.width, frame.height,
+                                       std::ptrdiff_t(frame.width)};
+  const bool restarted = tiles_.equalize(ClaheBytes{mapped, frame.width, frame.height}, kLevels8,
+                                         params, range, reset, *pool_, tile_frame_histogram_);
+  // Each pixel's own gain: rgb_gain of its luma and mapped luma, no table.
+  RgbGainTables tables;
+  std::uint8_t identity[kLevels8];
+  for (int v = 0; v < kLevels8; ++v) identity[v] = std::uint8_t(v);
+  for (int v = 0; v < kLevels8; ++v) fill_rgb_gain_tables(identity, v, tables);
+  pool_->run(bands_for(frame.pixels(), frame.height), frame.height,
+             [&](unsigned, int begin, int end) {
+               for (int y = begin; y < end; ++y) {
+                 std::uint8_t *p = frame.row(y);
+                 const std::size_t row = std::size_t(y) * frame.width;
+                 for (int x = 0; x < frame.width; ++x, p += frame.pixel_bytes) {
+                   const std::uint32_t luma = rgb_luma_[row + x], to = rgb_mapped_[row + x];
+                   rgb_scale_pixel(p[frame.red], p[frame.green], p[frame.blue], luma, to,
+                                   luma ? rgb_gain(luma, to) : 0, tables);
+                 }
+               }
+             });
+  return restarted;
 }
 
 template class BasicCpuEqualizer<std::uint8_t>;

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "clahe_tiles.h"
 #include "equalization.h"
 #include "luma_histogram.h"
 #include "packed_views.h"
@@ -45,7 +46,8 @@ class BasicCpuEqualizer {
   SampleLayout layout() const { return layout_; }
 
   // Equalizes `plane` with `params`; `reset` restarts the history (flush, caps, DISCONT).
-  // Returns the LUT that was applied (levels to levels).
+  // Returns the LUT that was applied (levels to levels); in CLAHE mode (params.mode) every
+  // pixel blends four tiles' LUTs and the one returned is the last global one.
   const Lut &equalize(PlaneView<Sample> plane, OutputRange range, const Params &params = {},
                       bool reset = false) {
     return equalize_frame(plane, range, params, reset);
@@ -72,6 +74,12 @@ class BasicCpuEqualizer {
   template <typename View>
   const Lut &equalize_frame(const View &frame, OutputRange range, const Params &params, bool reset);
   unsigned bands_for(std::uint64_t pixels, int rows) const;
+  // CLAHE mode: the tiles of ClaheTiles over the frame's luma; packed RGB through a luma plane.
+  bool equalize_tiles(const PlaneView<Sample> &plane, OutputRange range, const Params &params,
+                      bool reset);
+  bool equalize_tiles(const PackedYuvView &frame, OutputRange range, const Params &params,
+                      bool reset);
+  bool equalize_tiles(const RgbView &frame, OutputRange range, const Params &params, bool reset);
 
   std::unique_ptr<RowPool> pool_;
   SampleLayout layout_;
@@ -79,6 +87,10 @@ class BasicCpuEqualizer {
   Histogram histogram_{};
   std::unique_ptr<ToneMap> tone_;
   Lut lut_{};
+  ClaheTiles tiles_;
+  std::vector<std::uint64_t> tile_frame_histogram_;
+  // Packed RGB under CLAHE: the frame's luma and its mapped luma.
+  std::vector<std::uint8_t> rgb_luma_, rgb_mapped_;
   bool restarted_ = false;
 };
 

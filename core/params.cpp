@@ -23,6 +23,9 @@ Params to_params(const Settings &settings) {
   params.history_weight = smoothing > 0 ? to_q16(std::exp(-1.0 / smoothing), 1.0) : 0;
   params.scene_threshold = to_q16(settings.scene_threshold, 1.0);
   params.keep_history = params.history_weight != 0 || settings.statistics;
+  params.mode = settings.mode;
+  params.tiles_x = std::clamp(settings.tiles_x, 1, kMaxTiles);
+  params.tiles_y = std::clamp(settings.tiles_y, 1, kMaxTiles);
   return params;
 }
 

@@ -14,6 +14,12 @@ namespace histeq {
 // Q16: 1.0 is 65536.
 constexpr std::uint32_t kQ16One = 1u << 16;
 
+// How the LUT is made: one for the frame (the classic mapping), or one per tile of a grid,
+// interpolated between the nearest four for each pixel (CLAHE, clahe.h).
+enum class Mode : std::uint8_t { kGlobal, kClahe };
+
+constexpr int kMaxTiles = 64;
+
 struct Params {
   // The LUT blended with identity: lut'[v] = v + (lut[v] - v) * strength. 0 leaves every
   // sample as it is, kQ16One is the full equalization.
@@ -28,11 +34,16 @@ struct Params {
   std::uint32_t scene_threshold = kQ16One;
   // Follow the stream's histogram (smoothing, scene cuts and statistics need it).
   bool keep_history = false;
+  Mode mode = Mode::kGlobal;
+  // The CLAHE grid: tiles across and down (1..kMaxTiles).
+  int tiles_x = 8;
+  int tiles_y = 8;
 
   HISTEQ_HOST_DEVICE bool is_identity() const { return strength == 0; }
   // The LUT is the classic one of this frame alone, OpenCV's equalizeHist.
   HISTEQ_HOST_DEVICE bool is_classic() const {
-    return strength == kQ16One && clip_limit == 0 && history_weight == 0 && !keep_history;
+    return strength == kQ16One && clip_limit == 0 && history_weight == 0 && !keep_history &&
+           mode == Mode::kGlobal;
   }
 };
 
@@ -43,6 +54,9 @@ struct Settings {
   double smoothing = 0.0;         // frames (time constant); 0 = per frame
   double scene_threshold = 0.25;  // 0..1
   bool statistics = false;        // the element posts per-frame statistics
+  Mode mode = Mode::kGlobal;
+  int tiles_x = 8;  // 1..kMaxTiles
+  int tiles_y = 8;
 };
 
 constexpr double kMaxClipLimit = 1000.0;

@@ -8,6 +8,8 @@
 //   largest channel would pass full scale, so the channels keep their ratios (hue and
 //   saturation) and none clips alone.
 // A pixel of luma 0 has no brightness to scale: lut[0] is added to each of its channels.
+// Under CLAHE each pixel has its own mapped luma (clahe.h) in place of lut[Y], and the same rule
+// follows.
 
 #include <cstdint>
 
@@ -84,24 +86,31 @@ HISTEQ_HOST_DEVICE inline std::uint8_t rgb_lift(std::uint32_t channel, std::uint
   return std::uint8_t(channel + lift > 255 ? 255 : channel + lift);
 }
 
-// One pixel, in place: the whole rule above, with `lut` and its tables.
-HISTEQ_HOST_DEVICE inline void rgb_map_pixel(std::uint8_t &r, std::uint8_t &g, std::uint8_t &b,
-                                             LumaMatrix m, const std::uint8_t *lut,
-                                             const RgbGainTables &tables) {
-  const std::uint32_t y = rgb_luma(r, g, b, m);
+// One pixel of luma `y` (rgb_luma) whose luma maps to `mapped`, in place; `gain` is
+// rgb_gain(y, mapped) (unused where y is 0).
+HISTEQ_HOST_DEVICE inline void rgb_scale_pixel(std::uint8_t &r, std::uint8_t &g, std::uint8_t &b,
+                                               std::uint32_t y, std::uint32_t mapped,
+                                               std::uint32_t gain, const RgbGainTables &tables) {
   if (y == 0) {
-    r = rgb_lift(r, lut[0]);
-    g = rgb_lift(g, lut[0]);
-    b = rgb_lift(b, lut[0]);
+    r = rgb_lift(r, mapped);
+    g = rgb_lift(g, mapped);
+    b = rgb_lift(b, mapped);
     return;
   }
   const std::uint32_t largest = r > g ? (r > b ? r : b) : (g > b ? g : b);
-  const std::uint32_t gain = tables.gain[y];
   const std::uint32_t headroom = tables.headroom[largest];
   const std::uint32_t applied = gain < headroom ? gain : headroom;
   r = std::uint8_t(rgb_scale(r, applied));
   g = std::uint8_t(rgb_scale(g, applied));
   b = std::uint8_t(rgb_scale(b, applied));
+}
+
+// One pixel, in place: the whole rule above, with `lut` and its tables.
+HISTEQ_HOST_DEVICE inline void rgb_map_pixel(std::uint8_t &r, std::uint8_t &g, std::uint8_t &b,
+                                             LumaMatrix m, const std::uint8_t *lut,
+                                             const RgbGainTables &tables) {
+  const std::uint32_t y = rgb_luma(r, g, b, m);
+  rgb_scale_pixel(r, g, b, y, lut[y], tables.gain[y], tables);
 }
 
 }  // namespace histeq

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "tone_map.h"
 
+#include "clahe.h"
 #include "tone_steps.h"
 
 namespace histeq {
@@ -49,6 +50,15 @@ void ToneMap::equalize(const Source &source, const Params &params, OutputRange r
     const ClipSpread spread = clip_spread(ceiling, excess, n);
     for (int v = 0; v < n; ++v) clipped_[v] = clipped_bin(counts[v], v, spread);
     counts = clipped_.data();
+  }
+  if (params.mode == Mode::kClahe) {
+    // A tile's mapping (clahe.h): its cdf over its total, no cdf_min.
+    std::uint64_t cdf = 0;
+    for (int v = 0; v < n; ++v) {
+      cdf += counts[v];
+      levels_[v] = tile_level(cdf, source.total, range);
+    }
+    return;
   }
   build_equalization_lut(counts, n, range, levels_.data());
 }

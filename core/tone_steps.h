@@ -21,7 +21,8 @@
 //              total: N for the frame's counts, kUnitQ30 for the smoothed histogram (whose sum
 //              differs from it by rounding alone), so the limit is known before the source is
 //              summed. Clipping keeps the source's sum.
-//  4. classic  lut[v] = equalized_level(v, cdf(v), cdf_min, total) (equalization.h).
+//  4. classic  lut[v] = equalized_level(v, cdf(v), cdf_min, total) (equalization.h); a CLAHE
+//              tile's lut[v] = tile_level(cdf(v), total) (clahe.h).
 //  5. strength lut[v] = v + (lut[v] - v) * strength, rounded half up (blended_level).
 
 #include <cstdint>

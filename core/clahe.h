@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// CLAHE as OpenCV's createCLAHE(clipLimit, tileGridSize).apply() defines it, per pixel and per
+// tile, for the CPU and the GPU kernels alike:
+//  - The grid: a frame whose size both tile counts divide is cut into tiles as it is; otherwise
+//    it is first padded at the right by tiles_x - width % tiles_x columns and at the bottom by
+//    tiles_y - height % tiles_y rows (even along a side that divides), mirrored without
+//    repeating the edge (reflect-101).
+//  - Each tile's histogram (padding included) is clipped and spread as the global clip limit
+//    is (tone_steps.h), and its LUT is lo + rint(cdf * (hi - lo) / total) in single precision:
+//    OpenCV's cdf * 255 / area on full-range 8-bit frames.
+//  - Each pixel of the unpadded frame takes the LUTs of the four nearest tile centres, blended
+//    bilinearly in single precision in OpenCV's order of operations, rounded to nearest even.
+// The floating-point steps are each one correctly rounded operation, spelled out so that no
+// compiler can contract them into a fused multiply-add on either side.
+
+#include <cmath>
+#include <cstdint>
+
+#include "equalization.h"
+#include "host_device.h"
+
+namespace histeq {
+
+HISTEQ_HOST_DEVICE inline float mul_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+HISTEQ_HOST_DEVICE inline float add_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
+HISTEQ_HOST_DEVICE inline float sub_rn(float a, float b) {
+#if defined(__CUDA_ARCH__)
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
+// The tiles of a frame: how many across and down, and each one's size in the padded frame.
+struct ClaheGrid {
+  int tiles_x = 1;
+  int tiles_y = 1;
+  int tile_width = 1;
+  int tile_height = 1;
+
+  HISTEQ_HOST_DEVICE int tiles() const { return tiles_x * tiles_y; }
+  HISTEQ_HOST_DEVICE std::uint64_t tile_area() const {
+    return std::uint64_t(tile_width) * std::uint64_t(tile_height);
+  }
+};
+
+HISTEQ_HOST_DEVICE inline ClaheGrid clahe_grid(int width, int height, int tiles_x, int tiles_y) {
+  int padded_width = width, padded_height = height;
+  if (width % tiles_x != 0 || height % tiles_y != 0) {
+    padded_width = width + tiles_x - width % tiles_x;
+    padded_height = height + tiles_y - height % tiles_y;
+  }
+  return ClaheGrid{tiles_x, tiles_y, padded_width / tiles_x, padded_height / tiles_y};
+}
+
+// The source index of padded index `i` along a side of `size` (reflect-101: ..., 2, 1, | 0, 1,
+// ..., n-1, | n-2, n-3, ...), reflected again while a wide padding still falls outside.
+HISTEQ_HOST_DEVICE inline int reflect_101(int i, int size) {
+  if (size == 1) return 0;
+  while (i < 0 || i >= size) i = i < 0 ? -i : 2 * (size - 1) - i;
+  return i;
+}
+
+// A tile's LUT entry for cumulative count `cdf` of `total` (the tile's area, or the nominal
+// total of a smoothed histogram).
+HISTEQ_HOST_DEVICE inline std::uint32_t tile_level(std::uint64_t cdf, std::uint64_t total,
+                                                   OutputRange range) {
+  const std::uint32_t span = range.hi - range.lo;
+  const float scale = float(span) / float(total);
+  const float scaled = rintf(mul_rn(float(cdf), scale));
+  return range.lo + (scaled >= float(span) ? span : std::uint32_t(scaled));
+}
+
+// Where pixel `i` falls between two tile centres along one side: the nearer tiles before and
+// after it (clamped to the grid) and the weight of the second. `inverse_tile` is 1.0f / the
+// tile's size, rounded once.
+struct TileBlend {
+  int first;
+  int second;
+  float weight;
+};
+
+HISTEQ_HOST_DEVICE inline TileBlend tile_blend(int i, float inverse_tile, int tiles) {
+  const float position = sub_rn(mul_rn(float(i), inverse_tile), 0.5f);
+  const float before = floorf(position);
+  const int first = int(before);
+  return TileBlend{first < 0 ? 0 : first, first + 1 > tiles - 1 ? tiles - 1 : first + 1,
+                   sub_rn(position, before)};
+}
+
+// The bilinear blend of the four tiles' levels for one pixel, rounded to nearest even and kept
+// within `top`: ((l11 * (1 - x) + l12 * x) * (1 - y) + (l21 * (1 - x) + l22 * x) * y).
+HISTEQ_HOST_DEVICE inline std::uint32_t blend_levels(std::uint32_t l11, std::uint32_t l12,
+                                                     std::uint32_t l21, std::uint32_t l22, float x,
+                                                     float y, std::uint32_t top) {
+  const float x1 = sub_rn(1.0f, x), y1 = sub_rn(1.0f, y);
+  const float upper = add_rn(mul_rn(float(l11), x1), mul_rn(float(l12), x));
+  const float lower = add_rn(mul_rn(float(l21), x1), mul_rn(float(l22), x));
+  const float blended = rintf(add_rn(mul_rn(upper, y1), mul_rn(lower, y)));
+  return blended <= 0.0f ? 0u : blended >= float(top) ? top : std::uint32_t(blended);
+}
+
+}  // namespace histeq
