@@ -207,11 +207,21 @@ static void gst_cuda_hist_eq_mark_discont(GstCudaHistEq *self, GstBuffer *buffer
   self->state->discont_after_drop = false;
 }
 
-// The frame's settings from the base class (`buffer` writable).
-static HistEqFrame gst_cuda_hist_eq_begin_frame(GstCudaHistEq *self, GstBuffer *buffer) {
-  HistEqFrame frame = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
+// The frame's settings from the base class (`buffer` writable), or an error for settings the
+// kernels do not have.
+static gboolean gst_cuda_hist_eq_begin_frame(GstCudaHistEq *self, GstBuffer *buffer,
+                                             HistEqFrame *frame) {
+  *frame = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
+  if (frame->params.mode == histeq::Mode::kClahe) {
+    GST_ELEMENT_ERROR(
+        self, CORE, NOT_IMPLEMENTED,
+        ("cudahisteq does not equalize by tiles (mode=clahe) yet; use histeq, the "
+         "CPU element, for CLAHE."),
+        ("mode=clahe on frame %" GST_TIME_FORMAT, GST_TIME_ARGS(GST_BUFFER_PTS(buffer))));
+    return FALSE;
+  }
   gst_cuda_hist_eq_mark_discont(self, buffer);
-  return frame;
+  return TRUE;
 }
 
 // A frame in GstCudaMemory: equalized in place on the device, in the memory's own context,
@@ -229,7 +239,10 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
   }
   PendingFrame pending;
   pending.buffer = gst_buffer_make_writable(input);
-  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer);
+  if (!gst_cuda_hist_eq_begin_frame(self, pending.buffer, &pending.settings)) {
+    gst_buffer_unref(pending.buffer);
+    return GST_FLOW_ERROR;
+  }
   ret = state.engine.submit_cuda_memory(&GST_VIDEO_FILTER(self)->in_info, pending.buffer,
                                         pending.settings);
   if (ret != GST_FLOW_OK) {
@@ -254,7 +267,8 @@ static GstFlowReturn gst_cuda_hist_eq_submit_system_memory(GstCudaHistEq *self, 
   }
   pending.mapped = true;
   GstFlowReturn ret = state.output.queue().wait_for_room([&] { return !state.engine.full(); });
-  pending.settings = gst_cuda_hist_eq_begin_frame(self, pending.buffer);
+  if (ret == GST_FLOW_OK && !gst_cuda_hist_eq_begin_frame(self, pending.buffer, &pending.settings))
+    ret = GST_FLOW_ERROR;
   if (ret == GST_FLOW_OK)
     ret = state.engine.submit(histeq_luma_plane(&pending.frame), pending.settings);
   if (ret != GST_FLOW_OK) {

@@ -17,6 +17,9 @@ enum {
   PROP_SCENE_THRESHOLD,
   PROP_POST_MESSAGES,
   PROP_LUMA_MATRIX,
+  PROP_MODE,
+  PROP_TILES_X,
+  PROP_TILES_Y,
 };
 
 constexpr histeq::LumaStandard kDefaultLumaMatrix = histeq::LumaStandard::kBt709;
@@ -37,6 +40,17 @@ struct GstHistEqBasePrivate {
 };
 
 G_DEFINE_ABSTRACT_TYPE_WITH_PRIVATE(GstHistEqBase, gst_hist_eq_base, GST_TYPE_VIDEO_FILTER)
+
+GType gst_hist_eq_mode_get_type() {
+  static const GEnumValue values[] = {
+      {int(histeq::Mode::kGlobal), "One mapping for the whole frame", "global"},
+      {int(histeq::Mode::kClahe),
+       "Contrast-limited adaptive equalization: a mapping per tile, blended between tiles",
+       "clahe"},
+      {0, nullptr, nullptr}};
+  static const GType type = g_enum_register_static("GstHistEqMode", values);
+  return type;
+}
 
 GType gst_hist_eq_luma_matrix_get_type() {
   static const GEnumValue values[] = {
@@ -176,6 +190,15 @@ static void gst_hist_eq_base_set_property(GObject *object, guint prop_id, const 
     case PROP_LUMA_MATRIX:
       state_of(base).luma_matrix = histeq::LumaStandard(g_value_get_enum(value));
       break;
+    case PROP_MODE:
+      settings.mode = histeq::Mode(g_value_get_enum(value));
+      break;
+    case PROP_TILES_X:
+      settings.tiles_x = int(g_value_get_uint(value));
+      break;
+    case PROP_TILES_Y:
+      settings.tiles_y = int(g_value_get_uint(value));
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
   }
@@ -205,6 +228,15 @@ static void gst_hist_eq_base_get_property(GObject *object, guint prop_id, GValue
       break;
     case PROP_LUMA_MATRIX:
       g_value_set_enum(value, int(state_of(base).luma_matrix));
+      break;
+    case PROP_MODE:
+      g_value_set_enum(value, int(settings.mode));
+      break;
+    case PROP_TILES_X:
+      g_value_set_uint(value, guint(settings.tiles_x));
+      break;
+    case PROP_TILES_Y:
+      g_value_set_uint(value, guint(settings.tiles_y));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID(object, prop_id, pspec);
@@ -268,6 +300,23 @@ static void gst_hist_eq_base_class_init(GstHistEqBaseClass *klass) {
           gst_hist_eq_luma_matrix_get_type(), int(kDefaultLumaMatrix),
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
   gst_type_mark_as_plugin_api(gst_hist_eq_luma_matrix_get_type(), GstPluginAPIFlags(0));
+  const auto playing =
+      GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING);
+  g_object_class_install_property(
+      gobject_class, PROP_MODE,
+      g_param_spec_enum("mode", "Mode",
+                        "global: one mapping per frame; clahe: OpenCV's CLAHE, a mapping per tile "
+                        "of a tiles-x by tiles-y grid, blended between the nearest four",
+                        gst_hist_eq_mode_get_type(), int(defaults.mode), playing));
+  gst_type_mark_as_plugin_api(gst_hist_eq_mode_get_type(), GstPluginAPIFlags(0));
+  g_object_class_install_property(
+      gobject_class, PROP_TILES_X,
+      g_param_spec_uint("tiles-x", "Tiles across", "Columns of the CLAHE grid", 1,
+                        histeq::kMaxTiles, guint(defaults.tiles_x), playing));
+  g_object_class_install_property(
+      gobject_class, PROP_TILES_Y,
+      g_param_spec_uint("tiles-y", "Tiles down", "Rows of the CLAHE grid", 1, histeq::kMaxTiles,
+                        guint(defaults.tiles_y), playing));
 
   trans_class->before_transform = gst_hist_eq_base_before_transform;
   trans_class->transform_ip_on_passthrough = FALSE;

@@ -27,6 +27,8 @@ G_BEGIN_DECLS
 #define GST_TYPE_HIST_EQ_BASE (gst_hist_eq_base_get_type())
 // The luma-matrix property's enum: histeq::LumaStandard's values.
 GType gst_hist_eq_luma_matrix_get_type();
+// The mode property's enum: histeq::Mode's values.
+GType gst_hist_eq_mode_get_type();
 G_DECLARE_DERIVABLE_TYPE(GstHistEqBase, gst_hist_eq_base, GST, HIST_EQ_BASE, GstVideoFilter)
 
 struct _GstHistEqBaseClass {

@@ -287,3 +287,36 @@ TEST(PackedRgbColour, HueAndChannelRatiosAreKept) {
   EXPECT_LT(shifts[shifts.size() / 2], 2.0);
   EXPECT_GT(limited, 0) << "no pixel reached full scale: the headroom rule went untested";
 }
+
+// CLAHE sees the same luma through every layout: packed 4:2:2 equals the plane of its luma
+// bytes, and 16-bit words holding 8-bit levels equal the bytes, frame after frame with
+// smoothing per tile.
+TEST(PackedClahe, EveryLayoutOfTheSameLumaGivesTheSameLevels) {
+  const int width = 150, height = 90;
+  histeq::Settings settings;
+  settings.mode = histeq::Mode::kClahe;
+  settings.tiles_x = 4;
+  settings.tiles_y = 6;
+  settings.clip_limit = 3;
+  settings.smoothing = 4;
+  const histeq::Params params = histeq::to_params(settings);
+  CpuEqualizer planar(1), packed(2);
+  histeq::DeepCpuEqualizer words(3, histeq::SampleLayout{8, 6});
+  for (unsigned frame = 0; frame < 4; ++frame) {
+    std::vector<std::uint8_t> luma = dull_levels(width, height, frame);
+    std::vector<std::uint8_t> bytes = packed_yuv(luma, width, height, 2 * width, 1, frame);
+    std::vector<std::uint16_t> msb(luma.size());
+    for (std::size_t i = 0; i < luma.size(); ++i) msb[i] = std::uint16_t(luma[i] << 6);
+    planar.equalize(histeq::LumaPlane8{luma.data(), width, height, width}, histeq::full_range(8),
+                    params, frame == 0);
+    packed.equalize(PackedYuvView{bytes.data(), width, height, 2 * width, 1}, histeq::full_range(8),
+                    params, frame == 0);
+    words.equalize(histeq::LumaPlane16{msb.data(), width, height, 2 * width}, histeq::full_range(8),
+                   params, frame == 0);
+    for (std::size_t i = 0; i < luma.size(); ++i) {
+      ASSERT_EQ(bytes[2 * i + 1], luma[i]) << "frame " << frame << " pixel " << i;
+      ASSERT_EQ(msb[i], luma[i] << 6) << "frame " << frame << " pixel " << i;
+    }
+    EXPECT_EQ(packed.histogram(), planar.histogram());
+  }
+}
