@@ -7,7 +7,20 @@
 The choice: an explicit name ("histeq", "cudahisteq") wins; "auto" (or None) looks at
 $HISTEQ_ELEMENT first, then runs a one-buffer pipeline through cudahisteq and falls back to
 histeq when that fails (no GPU, no driver, built without CUDA).
+
+The equalization settings every script takes (--strength, --clip-limit, --smoothing,
+--scene-threshold) are the elements' properties, checked against the ranges the element itself
+declares:
+
+    add_settings_arguments(parser)
+    values = settings(args, element)            # {"strength": 0.8, ...}, or ScriptError
+    apply_settings(equalizer, values)
+
+Shell scripts check theirs with `histeq_common.py settings SCRIPT ELEMENT [--strength X ...]`,
+which prints them as gst-launch properties ("strength=0.8 clip-limit=2") or the one-line error.
 """
+import argparse
+import math
 import os
 import sys
 
@@ -72,10 +85,71 @@ def pick_element(choice=None):
     return choice
 
 
+def test_scene(width, height, fps, extra=""):
+    """gst-launch text of the scripts' live low-contrast test scene: colour bars that scroll, at a
+    third of their contrast (a foggy, moving scene), I420 at the given size and rate. `extra`
+    goes to videotestsrc (num-buffers=N)."""
+    return (f"videotestsrc is-live=true pattern=smpte horizontal-speed=4 {extra} "
+            f"! video/x-raw,format=I420,width={width},height={height},framerate={fps}/1 "
+            "! videobalance contrast=0.35 brightness=0.1")
+
+
 def add_element_argument(parser):
     parser.add_argument("--element", choices=("auto",) + ELEMENTS, default="auto",
                         help="equalizer element (default: auto = cudahisteq when a CUDA device "
                         "works, else histeq; $HISTEQ_ELEMENT is read for auto)")
+
+
+# The shared settings: the elements' properties of the same names (see the README's table).
+SETTINGS = {
+    "strength": "how far each level moves towards its equalized value, 0 (untouched) .. 1 "
+                "(fully)",
+    "clip-limit": "contrast limit as OpenCV's: a level holds at most this many times the "
+                  "average count (0 = off); keeps noise in dark flat areas down",
+    "smoothing": "time constant in frames of the average histogram the mapping follows (0 = "
+                 "every frame on its own); stops flicker and pumping",
+    "scene-threshold": "0..1: how different a frame must be from the average to restart it (a "
+                       "scene cut); matters with --smoothing",
+}
+
+
+def add_settings_arguments(parser):
+    """--strength, --clip-limit, --smoothing, --scene-threshold; each defaults to the element's
+    own default. Values stay text until settings() checks them, so a bad one is one line."""
+    group = parser.add_argument_group("equalization settings (default: the element's defaults)")
+    for name, meaning in SETTINGS.items():
+        group.add_argument(f"--{name}", metavar="X", help=meaning)
+
+
+def settings(args, element):
+    """The settings given in `args` as {property: float}, each checked against the range the
+    element `element` declares for its property; raises ScriptError naming the option."""
+    checker = Gst.ElementFactory.make(element)
+    values = {}
+    for name in SETTINGS:
+        text = getattr(args, name.replace("-", "_"), None)
+        if text is None:
+            continue
+        spec = checker.find_property(name)
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not spec.minimum <= value <= spec.maximum:  # NaN fails here too
+            raise ScriptError(f"--{name} must be a number from {spec.minimum:g} to "
+                              f"{spec.maximum:g}, not '{text}'")
+        values[name] = value
+    return values
+
+
+def apply_settings(equalizer, values):
+    for name, value in values.items():
+        equalizer.set_property(name, value)
+
+
+def describe_settings(values):
+    """"strength=0.8 clip-limit=2": as gst-launch properties, and for the scripts' first line."""
+    return " ".join(f"{name}={value:g}" for name, value in values.items())
 
 
 def fail(script, message, status=1):
@@ -88,3 +162,23 @@ def error_text(msg):
     """One readable sentence from an ERROR message, naming the element that posted it."""
     err, _debug = msg.parse_error()
     return f"{err.message} ({msg.src.get_name()})"
+
+
+def _settings_command(argv):
+    """histeq_common.py settings SCRIPT ELEMENT [--strength X ...]: the check for shell scripts."""
+    parser = argparse.ArgumentParser(prog="histeq_common.py settings")
+    parser.add_argument("script")
+    parser.add_argument("element")
+    add_settings_arguments(parser)
+    args = parser.parse_args(argv)
+    try:
+        print(describe_settings(settings(args, pick_element(args.element))))
+    except ScriptError as e:
+        fail(args.script, e)
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] != ["settings"]:
+        fail("histeq_common.py", "usage: histeq_common.py settings SCRIPT ELEMENT [--strength X "
+             "--clip-limit X --smoothing X --scene-threshold X]", 2)
+    _settings_command(sys.argv[2:])

@@ -15,7 +15,8 @@
 
 Frames are 2-D uint8 arrays for GRAY8, (Y, U, V) tuples of 2-D arrays for I420, and (H, W, 3)
 arrays for RGB. element=None picks cudahisteq when a CUDA device works, else histeq (see
-histeq_common.pick_element). A feeder thread pushes while the caller pulls, so elements that
+histeq_common.pick_element); properties={"strength": 0.8, "clip-limit": 2} sets the element's
+properties. A feeder thread pushes while the caller pulls, so elements that
 hold frames back (cudahisteq keeps `depth` frames in flight) work the same way.
 """
 import sys
@@ -23,8 +24,8 @@ import threading
 
 import numpy as np
 
-from histeq_common import (Gst, GstVideo, ScriptError, error_text, fail, parse_launch,
-                           pick_element, play)
+from histeq_common import (Gst, GstVideo, ScriptError, apply_settings, error_text, fail,
+                           parse_launch, pick_element, play)
 
 # Per format: each plane's (height divisor, width divisor, bytes per pixel).
 PLANES = {"GRAY8": [(1, 1, 1)], "I420": [(1, 1, 1), (2, 2, 1), (2, 2, 1)], "RGB": [(1, 1, 3)]}
@@ -66,8 +67,9 @@ def _from_sample(sample, format):
     return tuple(planes) if format == "I420" else planes[0]
 
 
-def _pull_all(pipeline, sink, format):
-    """Yields every frame from appsink until EOS; raises ScriptError on a pipeline error.
+def _pull_all(pipeline, sink, format, until=None):
+    """Yields every frame from appsink until EOS, or until the frame shown at stream time
+    `until` (ns); raises ScriptError on a pipeline error.
 
     An error elsewhere (decodebin finding no decoder, say) stops the pipeline without an EOS,
     so appsink is polled and the bus read between polls rather than waited on for good. A
@@ -77,6 +79,8 @@ def _pull_all(pipeline, sink, format):
         sample = sink.emit("try-pull-sample", Gst.SECOND // 10)
         if sample is not None:
             yield _from_sample(sample, format)
+            if until is not None and _ends_after(sample, until):
+                return
             continue
         msg = bus.pop_filtered(Gst.MessageType.ERROR)
         if msg is not None:
@@ -85,7 +89,15 @@ def _pull_all(pipeline, sink, format):
             return
 
 
-def equalize_frames(frames, element=None, format="GRAY8", fps=30):
+def _ends_after(sample, position):
+    buffer = sample.get_buffer()
+    if buffer.pts == Gst.CLOCK_TIME_NONE:
+        return False
+    duration = buffer.duration if buffer.duration != Gst.CLOCK_TIME_NONE else 0
+    return sample.get_segment().to_stream_time(Gst.Format.TIME, buffer.pts + duration) > position
+
+
+def equalize_frames(frames, element=None, format="GRAY8", fps=30, properties=None):
     """Pushes numpy frames through appsrc ! <element> ! appsink; yields equalized frames."""
     frames = iter(frames)
     first = next(frames, None)
@@ -98,7 +110,8 @@ def equalize_frames(frames, element=None, format="GRAY8", fps=30):
     element = pick_element(element)
     pipeline = parse_launch(
         f"appsrc name=src format=time block=true max-bytes={4 * info.size} "
-        f"! {element} ! appsink name=sink sync=false max-buffers=4")
+        f"! {element} name=equalizer ! appsink name=sink sync=false max-buffers=4")
+    apply_settings(pipeline.get_by_name("equalizer"), properties or {})
     source, sink = pipeline.get_by_name("src"), pipeline.get_by_name("sink")
     source.set_property("caps", caps)
 
@@ -128,32 +141,36 @@ def _chain(first, rest):
     yield from rest
 
 
-def _file_pipeline(path, format, element):
+def _file_pipeline(path, format, element, properties=None):
     # The equalizer sees I420 (or GRAY8) whatever the file holds; the result is then converted.
     work = "GRAY8" if format == "GRAY8" else "I420"
-    middle = f"! {element} " if element else ""
+    middle = f"! {element} name=equalizer " if element else ""
     location = path.replace("\\", "\\\\").replace('"', '\\"')
-    return parse_launch(
+    pipeline = parse_launch(
         f'filesrc location="{location}" ! decodebin ! videoconvert ! video/x-raw,format={work} '
         f"{middle}! videoconvert ! video/x-raw,format={format} "
         "! appsink name=sink sync=false max-buffers=4")
+    if element:
+        apply_settings(pipeline.get_by_name("equalizer"), properties or {})
+    return pipeline
 
 
-def decode_file(path, format="RGB", element=None):
-    """Yields the frames of a video file as numpy arrays; equalized when `element` is given."""
-    pipeline = _file_pipeline(path, format, element)
+def decode_file(path, format="RGB", element=None, properties=None, until=None):
+    """Yields the frames of a video file as numpy arrays, equalized when `element` is given; all
+    of them, or those up to the one shown at stream time `until` (ns)."""
+    pipeline = _file_pipeline(path, format, element, properties)
     why = play(pipeline)
     if why:
         raise ScriptError(f"cannot play {path}: {why}")
     try:
-        yield from _pull_all(pipeline, pipeline.get_by_name("sink"), format)
+        yield from _pull_all(pipeline, pipeline.get_by_name("sink"), format, until)
     finally:
         pipeline.set_state(Gst.State.NULL)
 
 
-def equalize_file(path, format="RGB", element=None):
+def equalize_file(path, format="RGB", element=None, properties=None):
     """Yields the equalized frames of a video file (RGB by default) as numpy arrays."""
-    return decode_file(path, format, pick_element(element))
+    return decode_file(path, format, pick_element(element), properties)
 
 
 def read_frame(path, position=0, format="I420"):
