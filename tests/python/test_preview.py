@@ -64,7 +64,7 @@ class Shebang(unittest.TestCase):
     """The other tests run the scripts with sys.executable; users run them by their first line."""
 
     def test_each_script_runs_as_a_command(self):
-        for name in ("preview", "compare", "transcode"):
+        for name in ("preview", "compare", "transcode", "serve"):
             done = support.run(support.script_path(name), "--help")
             self.assertEqual(done.returncode, 0, f"{name}: {done.stderr}")
             self.assertIn("usage:", done.stdout)
