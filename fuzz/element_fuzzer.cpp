@@ -70,7 +70,8 @@ void set_fuzzed_options(GstElement *element, fuzz::Bytes &in) {
                in.chance(2) ? 0.0 : in.fraction() * 40, "smoothing",
                in.chance(2) ? 0.0 : in.fraction() * 60, "scene-threshold", in.fraction(),
                "post-messages", gboolean(in.byte() & 1), "n-threads", guint(in.byte() % 4),
-               "luma-matrix", int(in.byte() % 3), nullptr);
+               "luma-matrix", int(in.byte() % 3), "mode", int(in.chance(3)), "tiles-x",
+               guint(1 + in.byte() % 64), "tiles-y", guint(1 + in.byte() % 64), nullptr);
 }
 
 // A meta that may lie about the buffer: offsets and strides anywhere, negative or zero.

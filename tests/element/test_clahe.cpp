@@ -246,3 +246,32 @@ TEST(Clahe, StatisticsCountTheFramesOwnPixels) {
   gst_object_unref(bus);
   gst_harness_teardown(h);
 }
+
+// A grid whose tiles' histograms would not fit the memory CLAHE allows at this depth is a clear
+// error, not an allocation of gigabytes.
+TEST(Clahe, AGridTooFineForTheDepthIsAnError) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 64, 64);
+  GstHarness *h = gst_harness_new("histeq");
+  histeq::Settings settings = clahe_settings();
+  settings.tiles_x = 64;
+  settings.tiles_y = 64;
+  apply(h->element, settings);
+  GstBus *bus = gst_bus_new();
+  gst_element_set_bus(h->element, bus);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  EXPECT_EQ(
+      gst_harness_push(h, gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr)),
+      GST_FLOW_ERROR);
+  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
+  ASSERT_NE(message, nullptr);
+  GError *error = nullptr;
+  gst_message_parse_error(message, &error, nullptr);
+  EXPECT_NE(std::string(error->message).find("use at most 64 tiles at this depth"),
+            std::string::npos)
+      << error->message;
+  g_error_free(error);
+  gst_message_unref(message);
+  gst_element_set_bus(h->element, nullptr);
+  gst_object_unref(bus);
+  gst_harness_teardown(h);
+}
