@@ -13,7 +13,7 @@ packages=(
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   libavformat-dev libavcodec-dev libavutil-dev libavfilter-dev libswscale-dev
   python3-gi python3-gst-1.0 python3-numpy python3-matplotlib gnuplot-nox
-  gir1.2-gst-rtsp-server-1.0 ffmpeg
+  python3-gi-cairo gir1.2-gst-rtsp-server-1.0 ffmpeg
 )
 
 missing=()

@@ -1,14 +1,33 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """pipelines/preview in its headless mode: N buffers, the latency lines, and the pixels of the
-side-by-side snapshot (original left, equalized right)."""
+side-by-side snapshot (original left, equalized right, each luma histogram under its picture)."""
 import os
 import re
 import subprocess
+import sys
 import tempfile
 import unittest
 
+import numpy as np
+
 import support
 from histeq_numpy import read_frame
+
+STRIP = 48  # the band of the histograms under 120-row pictures (preview's strip_height)
+
+
+def histogram_extent(band):
+    """Columns from the first to the last one with a bar in a half of the histogram band (the
+    bars are light grey; the caption above them and the dim axis under them are left out)."""
+    bars = band[15:STRIP - 3]
+    columns = np.flatnonzero((bars > 150).any(axis=0))
+    return 0 if columns.size == 0 else columns[-1] - columns[0] + 1
+
+
+def has_gi_cairo():
+    done = subprocess.run([sys.executable, "-c", "import gi; gi.require_foreign('cairo')"],
+                          capture_output=True, check=False)
+    return done.returncode == 0
 
 
 class Preview(unittest.TestCase):
@@ -28,10 +47,17 @@ class Preview(unittest.TestCase):
             self.assertEqual(float(said.group(1)), 0.0)
             self.assertRegex(done.stdout, rf"time inside {element} per frame: median [\d.]+ ms, "
                              r"max [\d.]+ ms")
+            # One from the equalizer (its input) and one from the histeq after it, per frame.
+            self.assertIn("luma histograms from 40 statistics messages", done.stdout)
             luma = read_frame(snapshot, format="GRAY8")
-        self.assertEqual(luma.shape, (120, 320))
-        original, equalized = luma[:, :160], luma[:, 160:]
+        self.assertEqual(luma.shape, (120 + STRIP, 320))
+        original, equalized = luma[:120, :160], luma[:120, 160:]
         self.assertGreater(support.spread(equalized), 1.5 * support.spread(original))
+        if has_gi_cairo():
+            # The histograms under the pictures: the equalized one spans more levels.
+            before, after = luma[120:, :160], luma[120:, 160:]
+            self.assertGreater(histogram_extent(before), 10)
+            self.assertGreater(histogram_extent(after), 1.5 * histogram_extent(before))
 
     @unittest.skipIf(os.path.exists("/dev/video0"), "this machine has a webcam")
     def test_missing_webcam_fails_with_one_line(self):
