@@ -47,6 +47,13 @@ HISTEQ_HOST_DEVICE inline float sub_rn(float a, float b) {
 #endif
 }
 
+// x rounded to the nearest integer, ties to even, for 0 <= x < 2^23: adding 2^23 leaves no
+// fraction bits, so the addition itself rounds (to nearest even, the default mode) and the
+// subtraction is exact. Two plain operations where rintf may be a library call.
+HISTEQ_HOST_DEVICE inline float round_even(float x) {
+  return sub_rn(add_rn(x, 8388608.0f), 8388608.0f);
+}
+
 // The tiles of a frame: how many across and down, and each one's size in the padded frame.
 struct ClaheGrid {
   int tiles_x = 1;
@@ -83,7 +90,7 @@ HISTEQ_HOST_DEVICE inline std::uint32_t tile_level(std::uint64_t cdf, std::uint6
                                                    OutputRange range) {
   const std::uint32_t span = range.hi - range.lo;
   const float scale = float(span) / float(total);
-  const float scaled = rintf(mul_rn(float(cdf), scale));
+  const float scaled = round_even(mul_rn(float(cdf), scale));
   return range.lo + (scaled >= float(span) ? span : std::uint32_t(scaled));
 }
 
@@ -98,22 +105,23 @@ struct TileBlend {
 
 HISTEQ_HOST_DEVICE inline TileBlend tile_blend(int i, float inverse_tile, int tiles) {
   const float position = sub_rn(mul_rn(float(i), inverse_tile), 0.5f);
-  const float before = floorf(position);
-  const int first = int(before);
+  // floor(position), which is at least -0.5.
+  const int first = position < 0.0f ? -1 : int(position);
   return TileBlend{first < 0 ? 0 : first, first + 1 > tiles - 1 ? tiles - 1 : first + 1,
-                   sub_rn(position, before)};
+                   sub_rn(position, float(first))};
 }
 
-// The bilinear blend of the four tiles' levels for one pixel, rounded to nearest even and kept
-// within `top`: ((l11 * (1 - x) + l12 * x) * (1 - y) + (l21 * (1 - x) + l22 * x) * y).
+// The bilinear blend of the four tiles' levels for one pixel (never negative), rounded to
+// nearest even and kept within `top`: ((l11 * (1 - x) + l12 * x) * (1 - y) + (l21 * (1 - x) + l22 *
+// x) * y).
 HISTEQ_HOST_DEVICE inline std::uint32_t blend_levels(std::uint32_t l11, std::uint32_t l12,
                                                      std::uint32_t l21, std::uint32_t l22, float x,
                                                      float y, std::uint32_t top) {
   const float x1 = sub_rn(1.0f, x), y1 = sub_rn(1.0f, y);
   const float upper = add_rn(mul_rn(float(l11), x1), mul_rn(float(l12), x));
   const float lower = add_rn(mul_rn(float(l21), x1), mul_rn(float(l22), x));
-  const float blended = rintf(add_rn(mul_rn(upper, y1), mul_rn(lower, y)));
-  return blended <= 0.0f ? 0u : blended >= float(top) ? top : std::uint32_t(blended);
+  const float blended = round_even(add_rn(mul_rn(upper, y1), mul_rn(lower, y)));
+  return blended >= float(top) ? top : std::uint32_t(blended);
 }
 
 }  // namespace histeq

@@ -27,31 +27,34 @@ bool ClaheTiles::equalize(const Frame &frame, int bins, const Params &params, Ou
                         grid.tile_height != grid_.tile_height || bins != bins_;
   shape(grid, bins);
   const unsigned bands = unsigned(std::min<int>(int(pool.size()), grid.tiles()));
-  band_bins_.assign(std::size_t(bands) * std::size_t(bins), 0);
 
-  // Each tile counts its padded rectangle; pixels inside the frame also go to its band's share
-  // of the frame's histogram.
-  pool.run(bands, grid.tiles(), [&](unsigned band, int first_tile, int end_tile) {
-    std::uint64_t *own = &band_bins_[std::size_t(band) * std::size_t(bins)];
+  // Each tile counts its padded rectangle.
+  pool.run(bands, grid.tiles(), [&](unsigned, int first_tile, int end_tile) {
     for (int t = first_tile; t < end_tile; ++t) {
       std::uint64_t *counts = &counts_[std::size_t(t) * std::size_t(bins)];
       std::fill(counts, counts + bins, 0);
       const int x0 = (t % grid.tiles_x) * grid.tile_width;
       const int y0 = (t / grid.tiles_x) * grid.tile_height;
+      const int x_end = x0 + grid.tile_width, inside_end = std::min(x_end, width);
       for (int py = y0; py < y0 + grid.tile_height; ++py) {
         const int y = reflect_101(py, height);
-        for (int px = x0; px < x0 + grid.tile_width; ++px) {
-          const bool inside = px < width && py < height;
-          const std::uint32_t level = frame.level(inside ? px : reflect_101(px, width), y);
-          counts[level]++;
-          if (inside) own[level]++;
-        }
+        for (int px = x0; px < inside_end; ++px) counts[frame.level(px, y)]++;
+        for (int px = std::max(x0, width); px < x_end; ++px)
+          counts[frame.level(reflect_101(px, width), y)]++;
       }
     }
   });
+  // The frame's own histogram: every tile's counts less those of the padding.
   histogram.assign(std::size_t(bins), 0);
-  for (unsigned b = 0; b < bands; ++b)
-    for (int v = 0; v < bins; ++v) histogram[v] += band_bins_[std::size_t(b) * bins + v];
+  for (int t = 0; t < grid.tiles(); ++t)
+    for (int v = 0; v < bins; ++v) histogram[v] += counts_[std::size_t(t) * bins + v];
+  const int padded_width = grid.tiles_x * grid.tile_width;
+  const int padded_height = grid.tiles_y * grid.tile_height;
+  for (int py = 0; py < padded_height; ++py) {
+    const int y = reflect_101(py, height);
+    for (int px = py < height ? width : 0; px < padded_width; ++px)
+      histogram[frame.level(reflect_101(px, width), y)]--;
+  }
 
   bool restarted = false;
   for (int t = 0; t < grid.tiles(); ++t)
@@ -64,19 +67,26 @@ bool ClaheTiles::equalize(const Frame &frame, int bins, const Params &params, Ou
   for (int x = 0; x < width; ++x) columns_[x] = tile_blend(x, inverse_width, grid.tiles_x);
   const std::uint32_t top = std::uint32_t(bins - 1);
   const unsigned row_bands = unsigned(std::min<int>(int(pool.size()), std::max(1, height)));
-  pool.run(row_bands, height, [&](unsigned, int row_begin, int row_end) {
+  // Locals only inside the loop: a store of a byte may alias any memory, so members and
+  // referenced values would be loaded again after every pixel.
+  const TileBlend *columns = columns_.data();
+  const std::uint16_t *luts = luts_.data();
+  const std::size_t tile_row_bins = std::size_t(grid.tiles_x) * std::size_t(bins);
+  const int tiles_y = grid.tiles_y;
+  pool.run(row_bands, height, [=](unsigned, int row_begin, int row_end) {
+    const Frame pixels = frame;
     for (int y = row_begin; y < row_end; ++y) {
-      const TileBlend row = tile_blend(y, inverse_height, grid.tiles_y);
-      const std::uint16_t *upper = &luts_[std::size_t(row.first) * grid.tiles_x * bins];
-      const std::uint16_t *lower = &luts_[std::size_t(row.second) * grid.tiles_x * bins];
+      const TileBlend row = tile_blend(y, inverse_height, tiles_y);
+      const std::uint16_t *upper = luts + std::size_t(row.first) * tile_row_bins;
+      const std::uint16_t *lower = luts + std::size_t(row.second) * tile_row_bins;
       for (int x = 0; x < width; ++x) {
-        const TileBlend &column = columns_[x];
-        const std::uint32_t v = frame.level(x, y);
-        const std::size_t left = std::size_t(column.first) * bins + v;
-        const std::size_t right = std::size_t(column.second) * bins + v;
-        frame.set(x, y,
-                  blend_levels(upper[left], upper[right], lower[left], lower[right], column.weight,
-                               row.weight, top));
+        const TileBlend column = columns[x];
+        const std::uint32_t v = pixels.level(x, y);
+        const std::size_t left = std::size_t(column.first) * std::size_t(bins) + v;
+        const std::size_t right = std::size_t(column.second) * std::size_t(bins) + v;
+        pixels.set(x, y,
+                   blend_levels(upper[left], upper[right], lower[left], lower[right], column.weight,
+                                row.weight, top));
       }
     }
   });

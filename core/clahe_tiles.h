@@ -67,9 +67,8 @@ class ClaheTiles {
   ClaheGrid grid_{};
   int bins_ = 0;
   std::vector<ToneMap> tones_;
-  std::vector<std::uint64_t> counts_;     // tiles x bins
-  std::vector<std::uint16_t> luts_;       // tiles x bins
-  std::vector<std::uint64_t> band_bins_;  // bands x bins: the frame's own histogram
+  std::vector<std::uint64_t> counts_;  // tiles x bins
+  std::vector<std::uint16_t> luts_;    // tiles x bins
   std::vector<TileBlend> columns_;
 };
 
