@@ -71,6 +71,11 @@ std::vector<Contender> contenders() {
   rows.push_back(our_row(kSmoothing10, with(1, 0, 10)));
   rows.push_back(our_row(kSmoothing30, with(1, 0, 30)));
   rows.push_back(our_row("histeq smoothing=10 clip-limit=2", with(1, 2, 10)));
+  histeq::Settings clahe = with(1, 2, 0);
+  clahe.mode = histeq::Mode::kClahe;
+  rows.push_back(our_row("histeq clahe clip-limit=2", clahe));
+  clahe.smoothing = 10;
+  rows.push_back(our_row("histeq clahe clip-limit=2 smoothing=10", clahe));
   // FFmpeg's histeq scales strength and intensity by 1000 and then mixes over 255: its
   // defaults (0.2, 0.21) are a partial equalization onto 0..~220, and 0.2555 for both gives
   // the plain cdf * 255 / N mapping, the nearest to our per-frame row (1 and 1 would push
