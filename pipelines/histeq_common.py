@@ -8,9 +8,9 @@ The choice: an explicit name ("histeq", "cudahisteq") wins; "auto" (or None) loo
 $HISTEQ_ELEMENT first, then runs a one-buffer pipeline through cudahisteq and falls back to
 histeq when that fails (no GPU, no driver, built without CUDA).
 
-The equalization settings every script takes (--strength, --clip-limit, --smoothing,
---scene-threshold) are the elements' properties, checked against the ranges the element itself
-declares:
+The equalization settings every script takes (--mode, --strength, --clip-limit, --smoothing,
+--scene-threshold, --tiles) are the elements' properties, checked against the ranges and names
+the element itself declares:
 
     add_settings_arguments(parser)
     values = settings(args, element)            # {"strength": 0.8, ...}, or ScriptError
@@ -28,7 +28,7 @@ import gi
 
 gi.require_version("Gst", "1.0")
 gi.require_version("GstVideo", "1.0")
-from gi.repository import GLib, Gst, GstVideo  # noqa: E402,F401  (GstVideo re-exported)
+from gi.repository import GLib, GObject, Gst, GstVideo  # noqa: E402,F401  (GstVideo re-exported)
 
 Gst.init(None)
 
@@ -100,56 +100,88 @@ def add_element_argument(parser):
                         "works, else histeq; $HISTEQ_ELEMENT is read for auto)")
 
 
-# The shared settings: the elements' properties of the same names (see the README's table).
+# The shared settings: the elements' properties of the same names (see the README's table);
+# --tiles sets two, tiles-x and tiles-y.
 SETTINGS = {
-    "strength": "how far each level moves towards its equalized value, 0 (untouched) .. 1 "
-                "(fully)",
-    "clip-limit": "contrast limit as OpenCV's: a level holds at most this many times the "
-                  "average count (0 = off); keeps noise in dark flat areas down",
-    "smoothing": "time constant in frames of the average histogram the mapping follows (0 = "
-                 "every frame on its own); stops flicker and pumping",
-    "scene-threshold": "0..1: how different a frame must be from the average to restart it (a "
-                       "scene cut); matters with --smoothing",
+    "mode": ("MODE", "global: one mapping per frame; clahe: a mapping per tile of a --tiles grid, "
+             "blended between tiles (adaptive; OpenCV's CLAHE)"),
+    "strength": ("X", "how far each level moves towards its equalized value, 0 (untouched) .. 1 "
+                 "(fully)"),
+    "clip-limit": ("X", "contrast limit as OpenCV's: a level holds at most this many times the "
+                   "average count (0 = off); keeps noise in dark flat areas down"),
+    "smoothing": ("X", "time constant in frames of the average histogram the mapping follows "
+                  "(0 = every frame on its own); stops flicker and pumping"),
+    "scene-threshold": ("X", "0..1: how different a frame must be from the average to restart "
+                        "it (a scene cut); matters with --smoothing"),
+    "tiles": ("COLSxROWS", "the CLAHE grid, e.g. 8x8 (the default)"),
 }
 
 
 def add_settings_arguments(parser):
-    """--strength, --clip-limit, --smoothing, --scene-threshold; each defaults to the element's
-    own default. Values stay text until settings() checks them, so a bad one is one line."""
+    """--mode, --strength, --clip-limit, --smoothing, --scene-threshold, --tiles; each defaults
+    to the element's own default. Values stay text until settings() checks them, so a bad one is
+    one line."""
     group = parser.add_argument_group("equalization settings (default: the element's defaults)")
-    for name, meaning in SETTINGS.items():
-        group.add_argument(f"--{name}", metavar="X", help=meaning)
+    for name, (metavar, meaning) in SETTINGS.items():
+        group.add_argument(f"--{name}", metavar=metavar, help=meaning)
+
+
+def _number(spec, option, text):
+    """`text` as the number `spec` (a double or uint property) takes, or ScriptError."""
+    integer = spec.value_type == GObject.TYPE_UINT
+    try:
+        value = int(text) if integer else float(text)
+    except ValueError:
+        value = math.nan
+    if not spec.minimum <= value <= spec.maximum:  # NaN fails here too
+        kind = "a whole number" if integer else "a number"
+        raise ScriptError(f"--{option} must be {kind} from {spec.minimum:g} to "
+                          f"{spec.maximum:g}, not '{text}'")
+    return value
 
 
 def settings(args, element):
-    """The settings given in `args` as {property: float}, each checked against the range the
-    element `element` declares for its property; raises ScriptError naming the option."""
+    """The settings given in `args` as {property: value} (numbers, and the mode's name), each
+    checked against what the element `element` declares for its property (range, or the names
+    of the modes); raises ScriptError naming the option."""
     checker = Gst.ElementFactory.make(element)
     values = {}
     for name in SETTINGS:
         text = getattr(args, name.replace("-", "_"), None)
         if text is None:
             continue
-        spec = checker.find_property(name)
-        try:
-            value = float(text)
-        except ValueError:
-            value = math.nan
-        if not spec.minimum <= value <= spec.maximum:  # NaN fails here too
-            raise ScriptError(f"--{name} must be a number from {spec.minimum:g} to "
-                              f"{spec.maximum:g}, not '{text}'")
-        values[name] = value
+        if name == "mode":
+            modes = [v.value_nick for v in
+                     type(checker.find_property("mode").default_value).__enum_values__.values()]
+            if text not in modes:
+                raise ScriptError(f"--mode must be {' or '.join(modes)}, not '{text}'")
+            values[name] = text
+        elif name == "tiles":
+            x_spec, y_spec = checker.find_property("tiles-x"), checker.find_property("tiles-y")
+            try:
+                columns, rows = text.split("x")
+                values["tiles-x"] = _number(x_spec, "tiles", columns)
+                values["tiles-y"] = _number(y_spec, "tiles", rows)
+            except (ValueError, ScriptError):
+                raise ScriptError(f"--tiles must be COLUMNSxROWS, each from {x_spec.minimum} to "
+                                  f"{x_spec.maximum}, like 8x8, not '{text}'") from None
+        else:
+            values[name] = _number(checker.find_property(name), name, text)
     return values
 
 
 def apply_settings(equalizer, values):
     for name, value in values.items():
-        equalizer.set_property(name, value)
+        if isinstance(value, str):
+            Gst.util_set_object_arg(equalizer, name, value)  # an enum, by its name
+        else:
+            equalizer.set_property(name, value)
 
 
 def describe_settings(values):
     """"strength=0.8 clip-limit=2": as gst-launch properties, and for the scripts' first line."""
-    return " ".join(f"{name}={value:g}" for name, value in values.items())
+    return " ".join(f"{name}={value:g}" if not isinstance(value, str) else f"{name}={value}"
+                    for name, value in values.items())
 
 
 def fail(script, message, status=1):
@@ -179,6 +211,6 @@ def _settings_command(argv):
 
 if __name__ == "__main__":
     if sys.argv[1:2] != ["settings"]:
-        fail("histeq_common.py", "usage: histeq_common.py settings SCRIPT ELEMENT [--strength X "
-             "--clip-limit X --smoothing X --scene-threshold X]", 2)
+        fail("histeq_common.py", "usage: histeq_common.py settings SCRIPT ELEMENT [--mode MODE "
+             "--strength X --clip-limit X --smoothing X --scene-threshold X --tiles CxR]", 2)
     _settings_command(sys.argv[2:])

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""The equalization settings every script takes (--strength, --clip-limit, --smoothing,
---scene-threshold): checked against the element's own property ranges by histeq_common, a bad
-value is one line from each script, and a good one reaches the element."""
+"""The equalization settings every script takes (--mode, --tiles, --strength, --clip-limit,
+--smoothing, --scene-threshold): checked against the element's own properties by histeq_common,
+a bad value is one line from each script, and a good one reaches the element."""
 import argparse
 import os
 import subprocess
@@ -33,6 +33,15 @@ class Checks(unittest.TestCase):
         self.assertEqual(histeq_common.describe_settings(values),
                          "strength=0.5 clip-limit=2 smoothing=10 scene-threshold=0.3")
         self.assertEqual(histeq_common.settings(parse(), support.element()), {})
+        values = histeq_common.settings(parse("--mode", "clahe", "--tiles", "4x3"),
+                                        support.element())
+        self.assertEqual(values, {"mode": "clahe", "tiles-x": 4, "tiles-y": 3})
+        self.assertEqual(histeq_common.describe_settings(values), "mode=clahe tiles-x=4 tiles-y=3")
+        for mode in ("global", "clahe"):
+            self.assertEqual(histeq_common.settings(parse("--mode", mode), support.element()),
+                             {"mode": mode})
+        self.assertEqual(histeq_common.settings(parse("--tiles", "64x1"), support.element()),
+                         {"tiles-x": 64, "tiles-y": 1})
         # The ends of each range are in it.
         for name, text in RANGES.items():
             low, high = text.split(" to ")
@@ -51,6 +60,15 @@ class Checks(unittest.TestCase):
                         histeq_common.settings(parse(f"--{name}", bad), support.element())
                     self.assertEqual(str(raised.exception),
                                      f"--{name} must be a number from {text}, not '{bad}'")
+        for bad in ("adaptive", "CLAHE", ""):
+            with self.assertRaises(histeq_common.ScriptError) as raised:
+                histeq_common.settings(parse("--mode", bad), support.element())
+            self.assertEqual(str(raised.exception), f"--mode must be global or clahe, not '{bad}'")
+        for bad in ("8", "0x8", "8x65", "8x8x8", "x", "2.5x2"):
+            with self.assertRaises(histeq_common.ScriptError) as raised:
+                histeq_common.settings(parse("--tiles", bad), support.element())
+            self.assertEqual(str(raised.exception), "--tiles must be COLUMNSxROWS, each from 1 "
+                             f"to 64, like 8x8, not '{bad}'")
 
 
 class Scripts(unittest.TestCase):
@@ -95,9 +113,11 @@ class Scripts(unittest.TestCase):
             clip = os.path.join(tmp, "foggy.mp4")
             support.make_clip(clip, frames=30)
             spreads = {}
-            for name, argv in [("untouched", ["--strength", "0"]),
-                               ("clipped", ["--clip-limit", "1.5"]),
-                               ("smoothed", ["--smoothing", "10", "--scene-threshold", "0.5"])]:
+            runs = [("untouched", ["--strength", "0"]), ("clipped", ["--clip-limit", "1.5"]),
+                    ("smoothed", ["--smoothing", "10", "--scene-threshold", "0.5"])]
+            if support.element() == "histeq":  # cudahisteq refuses CLAHE frames for now
+                runs.append(("tiled", ["--mode", "clahe", "--tiles", "4x4"]))
+            for name, argv in runs:
                 png = os.path.join(tmp, f"{name}.png")
                 done = support.run(*support.script("compare"), clip, png, "--time", "0.5",
                                    "--element", support.element(), *argv)
@@ -112,6 +132,9 @@ class Scripts(unittest.TestCase):
         self.assertGreater(after, 1.2 * before)
         before, after = spreads["smoothed"]
         self.assertGreater(after, 1.5 * before)
+        if "tiled" in spreads:
+            before, after = spreads["tiled"]
+            self.assertGreater(after, 1.2 * before)
 
 
 if __name__ == "__main__":
