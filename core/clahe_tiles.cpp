@@ -2,6 +2,10 @@
 #include "clahe_tiles.h"
 
 #include <algorithm>
+#include <type_traits>
+
+#include "clahe_blend.h"
+#include "luma_histogram.h"
 
 namespace histeq {
 
@@ -36,7 +40,22 @@ bool ClaheTiles::equalize(const Frame &frame, int bins, const Params &params, Ou
       const int x0 = (t % grid.tiles_x) * grid.tile_width;
       const int y0 = (t / grid.tiles_x) * grid.tile_height;
       const int x_end = x0 + grid.tile_width, inside_end = std::min(x_end, width);
-      for (int py = y0; py < y0 + grid.tile_height; ++py) {
+      int py = y0;
+      if constexpr (std::is_same_v<Frame, ClaheBytes>) {
+        // The part inside the frame through the planar histogram's fast counting.
+        const int rows = std::max(0, std::min(y0 + grid.tile_height, height) - y0);
+        if (rows > 0 && inside_end > x0) {
+          LumaHistogram8 inside{};
+          accumulate_histogram(
+              ConstLumaPlane8{frame.plane.row(y0) + x0, inside_end - x0, rows, frame.plane.stride},
+              0, rows, inside);
+          for (int v = 0; v < kLevels8; ++v) counts[v] += inside[v];
+          for (; py < y0 + rows; ++py)
+            for (int px = std::max(x0, width); px < x_end; ++px)
+              counts[frame.level(reflect_101(px, width), py)]++;
+        }
+      }
+      for (; py < y0 + grid.tile_height; ++py) {
         const int y = reflect_101(py, height);
         for (int px = x0; px < inside_end; ++px) counts[frame.level(px, y)]++;
         for (int px = std::max(x0, width); px < x_end; ++px)
@@ -67,6 +86,10 @@ bool ClaheTiles::equalize(const Frame &frame, int bins, const Params &params, Ou
   for (int x = 0; x < width; ++x) columns_[x] = tile_blend(x, inverse_width, grid.tiles_x);
   const std::uint32_t top = std::uint32_t(bins - 1);
   const unsigned row_bands = unsigned(std::min<int>(int(pool.size()), std::max(1, height)));
+  if constexpr (std::is_same_v<Frame, ClaheBytes>) {
+    blend_bytes(frame, inverse_height, pool);
+    return restarted;
+  }
   // Locals only inside the loop: a store of a byte may alias any memory, so members and
   // referenced values would be loaded again after every pixel.
   const TileBlend *columns = columns_.data();
@@ -91,6 +114,34 @@ bool ClaheTiles::equalize(const Frame &frame, int bins, const Params &params, Ou
     }
   });
   return restarted;
+}
+
+void ClaheTiles::blend_bytes(const ClaheBytes &frame, float inverse_height, RowPool &pool) {
+  const std::size_t bins = std::size_t(bins_);
+  luts32_.assign(luts_.begin(), luts_.end());
+  first_offset_.resize(columns_.size());
+  second_offset_.resize(columns_.size());
+  weight_.resize(columns_.size());
+  for (std::size_t x = 0; x < columns_.size(); ++x) {
+    first_offset_[x] = std::int32_t(std::size_t(columns_[x].first) * bins);
+    second_offset_[x] = std::int32_t(std::size_t(columns_[x].second) * bins);
+    weight_[x] = columns_[x].weight;
+  }
+  const std::size_t tile_row_bins = std::size_t(grid_.tiles_x) * bins;
+  const unsigned row_bands = unsigned(std::min<int>(int(pool.size()), std::max(1, frame.height)));
+  pool.run(row_bands, frame.height, [&](unsigned, int row_begin, int row_end) {
+    for (int y = row_begin; y < row_end; ++y) {
+      const TileBlend tiles = tile_blend(y, inverse_height, grid_.tiles_y);
+      const ClaheRow row{first_offset_.data(),
+                         second_offset_.data(),
+                         weight_.data(),
+                         luts32_.data() + std::size_t(tiles.first) * tile_row_bins,
+                         luts32_.data() + std::size_t(tiles.second) * tile_row_bins,
+                         tiles.weight,
+                         std::uint32_t(bins_ - 1)};
+      clahe_blend_row(row, frame.plane.row(y), frame.width);
+    }
+  });
 }
 
 template bool ClaheTiles::equalize(const ClaheBytes &, int, const Params &, OutputRange, bool,

@@ -63,6 +63,8 @@ class ClaheTiles {
  private:
   // Makes the tiles' state for this grid and depth; a new one has no history.
   void shape(const ClaheGrid &grid, int bins);
+  // The blend of a plane of bytes, a row at a time on the widest SIMD target.
+  void blend_bytes(const ClaheBytes &frame, float inverse_height, RowPool &pool);
 
   ClaheGrid grid_{};
   int bins_ = 0;
@@ -70,6 +72,10 @@ class ClaheTiles {
   std::vector<std::uint64_t> counts_;  // tiles x bins
   std::vector<std::uint16_t> luts_;    // tiles x bins
   std::vector<TileBlend> columns_;
+  // blend_bytes' inputs: the LUTs as 32-bit integers (to gather), each column's offsets and
+  // weight.
+  std::vector<std::int32_t> luts32_, first_offset_, second_offset_;
+  std::vector<float> weight_;
 };
 
 }  // namespace histeq

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <hwy/targets.h>
 
+#include "clahe.h"
+#include "clahe_blend.h"
 #include "luma_histogram.h"
 #include "lut_map.h"
 #include "packed_map.h"
@@ -180,6 +182,38 @@ TEST(PackedRgbSimd, EveryTargetEqualsTheScalarReference) {
           ASSERT_EQ(frame, reference)
               << "width " << width << " pixel bytes " << l.pixel_bytes << " red at " << l.red;
         }
+      }
+    }
+  }
+}
+
+TEST(ClaheBlendSimd, EveryTargetEqualsTheScalarReference) {
+  std::mt19937 random(19);
+  const int tiles_x = 5, bins = 256, width = 1927;
+  std::vector<std::int32_t> upper(std::size_t(tiles_x) * bins), lower(upper.size());
+  for (auto &level : upper) level = std::int32_t(random() % 256);
+  for (auto &level : lower) level = std::int32_t(random() % 256);
+  std::vector<std::int32_t> first(width), second(width);
+  std::vector<float> weight(width);
+  for (int x = 0; x < width; ++x) {
+    const histeq::TileBlend blend = histeq::tile_blend(x, 1.0f / 385.0f, tiles_x);
+    first[x] = blend.first * bins;
+    second[x] = blend.second * bins;
+    weight[x] = blend.weight;
+  }
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (float row_weight : {0.0f, 0.25f, 0.5f, 0.9993f}) {
+      const histeq::ClaheRow row{
+          first.data(), second.data(), weight.data(), upper.data(), lower.data(), row_weight, 255};
+      for (int n : {1, 7, 8, 9, 31, 33, 1927}) {
+        std::vector<std::uint8_t> levels(std::size_t(n) + 3);
+        for (auto &b : levels) b = std::uint8_t(random());
+        std::vector<std::uint8_t> reference = levels;
+        histeq::clahe_blend_row(row, levels.data(), n);
+        histeq::clahe_blend_row_scalar(row, reference.data(), n);
+        ASSERT_EQ(levels, reference) << "width " << n << " row weight " << row_weight;
       }
     }
   }
