@@ -2,6 +2,7 @@
 #include "luma_histogram.h"
 
 #include <cstring>
+#include <vector>
 
 #include "packed_map.h"
 
@@ -112,11 +113,43 @@ void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
 
 void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                           std::uint64_t *histogram) {
-  // Up to 2^16 bins: one table of 64-bit counters, no sub-histograms to merge.
-  for (int y = row_begin; y < row_end; ++y) {
-    const std::uint16_t *p = plane.row(y);
-    for (int x = 0; x < plane.width; ++x) histogram[layout.level_of(p[x])]++;
+  // Four 32-bit sub-histograms take consecutive words, as the bytes' eight do, while they fit
+  // in cache (up to 12 bits: 64 KB); 2^16 bins keep one table of 64-bit counters.
+  const std::uint32_t levels = layout.levels();
+  if (levels > 4096) {
+    for (int y = row_begin; y < row_end; ++y) {
+      const std::uint16_t *p = plane.row(y);
+      for (int x = 0; x < plane.width; ++x) histogram[layout.level_of(p[x])]++;
+    }
+    return;
   }
+  constexpr int kTables = 4;
+  std::vector<std::uint32_t> sub(std::size_t(kTables) * levels, 0);
+  std::uint32_t *t0 = sub.data(), *t1 = t0 + levels, *t2 = t1 + levels, *t3 = t2 + levels;
+  const auto flush = [&] {
+    for (std::uint32_t v = 0; v < levels; ++v) {
+      histogram[v] += std::uint64_t(t0[v]) + t1[v] + t2[v] + t3[v];
+      t0[v] = t1[v] = t2[v] = t3[v] = 0;
+    }
+  };
+  std::uint64_t pending = 0;
+  for (int y = row_begin; y < row_end; ++y) {
+    if (pending + std::uint64_t(plane.width) > kFlushPixels) {
+      flush();
+      pending = 0;
+    }
+    const std::uint16_t *p = plane.row(y);
+    int x = 0;
+    for (; x + 4 <= plane.width; x += 4) {
+      t0[layout.level_of(p[x])]++;
+      t1[layout.level_of(p[x + 1])]++;
+      t2[layout.level_of(p[x + 2])]++;
+      t3[layout.level_of(p[x + 3])]++;
+    }
+    for (; x < plane.width; ++x) t0[layout.level_of(p[x])]++;
+    pending += std::uint64_t(plane.width);
+  }
+  flush();
 }
 
 LumaHistogram8 luma_histogram(ConstLumaPlane8 plane) {

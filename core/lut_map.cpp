@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "lut_map.cpp"
@@ -39,6 +40,27 @@ void MapRows(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *H
   }
 }
 
+// Words a vector of 32-bit lanes at a time: each word's level (its bits, as level_of clamps
+// them), the LUT gathered from a 32-bit copy, and the level's word back.
+void MapWordRows(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
+                 const std::int32_t *HWY_RESTRICT lut) {
+  const hn::ScalableTag<std::int32_t> di;
+  const hn::Rebind<std::uint16_t, decltype(di)> d16;
+  const int lanes = HWY_TARGET == HWY_SCALAR ? plane.width + 1 : int(hn::Lanes(di));
+  const auto top = hn::Set(di, std::int32_t(layout.levels() - 1));
+  for (int y = row_begin; y < row_end; ++y) {
+    std::uint16_t *HWY_RESTRICT p = plane.row(y);
+    int x = 0;
+    for (; x + lanes <= plane.width; x += lanes) {
+      const auto words = hn::PromoteTo(di, hn::LoadU(d16, p + x));
+      const auto levels = hn::Min(hn::ShiftRightSame(words, layout.shift), top);
+      const auto mapped = hn::ShiftLeftSame(hn::GatherIndex(di, lut, levels), layout.shift);
+      hn::StoreU(hn::DemoteTo(d16, mapped), d16, p + x);
+    }
+    for (; x < plane.width; ++x) p[x] = layout.word_of(std::uint32_t(lut[layout.level_of(p[x])]));
+  }
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace histeq
 HWY_AFTER_NAMESPACE();
@@ -65,8 +87,16 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
   HWY_DYNAMIC_DISPATCH(MapRows)(plane, row_begin, row_end, lut);
 }
 
+HWY_EXPORT(MapWordRows);
+
 void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                const std::uint16_t *lut) {
+  const std::vector<std::int32_t> wide(lut, lut + layout.levels());
+  HWY_DYNAMIC_DISPATCH(MapWordRows)(plane, row_begin, row_end, layout, wide.data());
+}
+
+void apply_lut_scalar(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
+                      const std::uint16_t *lut) {
   for (int y = row_begin; y < row_end; ++y) {
     std::uint16_t *p = plane.row(y);
     for (int x = 0; x < plane.width; ++x) p[x] = layout.word_of(lut[layout.level_of(p[x])]);

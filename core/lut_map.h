@@ -20,5 +20,8 @@ void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::u
 // of layout.levels() levels), in place.
 void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                const std::uint16_t *lut);
+// The same, one word at a time: the reference.
+void apply_lut_scalar(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
+                      const std::uint16_t *lut);
 
 }  // namespace histeq

@@ -218,3 +218,31 @@ TEST(ClaheBlendSimd, EveryTargetEqualsTheScalarReference) {
     }
   }
 }
+
+// Words of every depth and alignment, malformed ones (bits above the depth) included.
+TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
+  std::mt19937 random(23);
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const histeq::SampleLayout layout :
+         {histeq::SampleLayout{10, 0}, histeq::SampleLayout{10, 6}, histeq::SampleLayout{12, 0},
+          histeq::SampleLayout{12, 4}, histeq::SampleLayout{16, 0}}) {
+      std::vector<std::uint16_t> lut(layout.levels());
+      for (auto &level : lut) level = std::uint16_t(random() % layout.levels());
+      for (int width : {1, 7, 8, 9, 17, 200, 1927}) {
+        const int height = 3, stride_words = width + 5;
+        std::vector<std::uint16_t> plane(std::size_t(stride_words) * height);
+        for (auto &word : plane) word = std::uint16_t(random());
+        std::vector<std::uint16_t> reference = plane;
+        const std::ptrdiff_t stride = std::ptrdiff_t(stride_words) * 2;
+        histeq::apply_lut(histeq::LumaPlane16{plane.data(), width, height, stride}, 0, height,
+                          layout, lut.data());
+        histeq::apply_lut_scalar(histeq::LumaPlane16{reference.data(), width, height, stride}, 0,
+                                 height, layout, lut.data());
+        ASSERT_EQ(plane, reference)
+            << layout.bits << " bits at shift " << layout.shift << ", width " << width;
+      }
+    }
+  }
+}
