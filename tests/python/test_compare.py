@@ -39,6 +39,21 @@ class Compare(unittest.TestCase):
         self.assertGreater(np.percentile(right, 95) - np.percentile(right, 5),
                            1.5 * (np.percentile(left, 95) - np.percentile(left, 5)))
 
+    def test_a_small_palette_png(self):
+        png = os.path.join(self.dir.name, "small.png")
+        done = support.run(*support.script("compare"), self.clip, png, "--dpi", "60", "--colors",
+                           "64", "--element", support.element())
+        self.assertEqual(done.returncode, 0, done.stderr)
+        with open(png, "rb") as f:
+            header = f.read(26)
+        self.assertEqual(header[16:24], (720).to_bytes(4, "big") + (480).to_bytes(4, "big"))
+        self.assertEqual(header[25], 3)  # PNG colour type 3: a palette
+        self.assertEqual(read_frame(png, format="GRAY8").shape, (480, 720))
+        done = support.run(*support.script("compare"), self.clip, png, "--colors", "300")
+        self.assertEqual(done.returncode, 1)
+        self.assertEqual(done.stderr,
+                         "compare: --colors must be a whole number from 2 to 256, not '300'\n")
+
     def test_missing_input_fails_with_one_line(self):
         png = os.path.join(self.dir.name, "none.png")
         done = support.run(*support.script("compare"), os.path.join(self.dir.name, "nope.mp4"),
