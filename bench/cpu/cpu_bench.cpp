@@ -3,8 +3,9 @@
 // frames (natural, uniform, constant; 720p, 1080p, 4K), one thread and all threads. Prints
 // frames per second (median of runs), our ratio to OpenCV, the core with every option and what
 // the options cost (its time over the defaults'), and whether the bytes are identical. A second
-// table times the packed layouts (YUY2, RGBx, RGB) against the planar luma of the same pixels,
-// one thread, natural content: the cost of a packed pixel over a planar one. A third times CLAHE
+// table times 10-bit words and the packed layouts (YUY2, RGBx, RGB) against the 8-bit planar
+// luma of the same pixels, one thread, natural content: the cost of such a pixel over a planar
+// byte. A third times CLAHE
 // mode (8x8 tiles, clip limit 2) against OpenCV's createCLAHE on the same frames.
 //   histeq-cpu-bench [--runs N]
 #include <algorithm>
@@ -80,14 +81,26 @@ std::vector<std::uint8_t> packed_frame(const std::vector<std::uint8_t> &luma, in
 
 void packed_table(int runs) {
   std::printf(
-      "\npacked layouts against the planar luma of the same pixels, natural content, "
-      "1 thread, frames per second\n");
-  std::printf("%-10s %10s %10s %7s %10s %7s %10s %7s\n", "size", "planar", "YUY2", "cost", "RGBx",
-              "cost", "RGB", "cost");
+      "\n10-bit words and packed layouts against the 8-bit planar luma of the same pixels, "
+      "natural content, 1 thread, frames per second\n");
+  std::printf("%-10s %10s %10s %7s %10s %7s %10s %7s %10s %7s\n", "size", "planar", "10-bit",
+              "cost", "YUY2", "cost", "RGBx", "cost", "RGB", "cost");
   const bench::FrameSize sizes[] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
   for (const bench::FrameSize size : sizes) {
     const bench::HostFrame host = bench::make_frame(bench::Content::kNatural, size, size.width, 7u);
     histeq::CpuEqualizer planar(1), yuy2(1), rgbx(1), rgb(1);
+    histeq::DeepCpuEqualizer deep(1, histeq::SampleLayout{10, 0});
+    // The same levels at 10 bits (two low bits of noise), as the bytes of a plane of words.
+    const auto run_deep = [&](std::uint8_t *p) {
+      deep.equalize(histeq::LumaPlane16{reinterpret_cast<std::uint16_t *>(p), size.width,
+                                        size.height, 2 * std::ptrdiff_t(size.width)},
+                    histeq::full_range(10));
+    };
+    std::vector<std::uint8_t> words(2 * host.bytes.size());
+    for (std::size_t i = 0; i < host.bytes.size(); ++i) {
+      const std::uint16_t word = std::uint16_t(host.bytes[i] * 4 + (i * 2654435761u >> 30));
+      std::memcpy(&words[2 * i], &word, 2);
+    }
     const auto run_planar = [&](std::uint8_t *p) {
       planar.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
                       histeq::full_range(8));
@@ -105,15 +118,17 @@ void packed_table(int runs) {
       };
     };
     const double fps_planar = fps_side_by_side({run_planar}, host.bytes, runs)[0];
+    const double fps_deep = fps_side_by_side({run_deep}, words, runs)[0];
     const double fps_yuy2 =
         fps_side_by_side({run_yuy2}, packed_frame(host.bytes, 2, false), runs)[0];
     const double fps_rgbx =
         fps_side_by_side({run_rgb(rgbx, 4)}, packed_frame(host.bytes, 4, true), runs)[0];
     const double fps_rgb =
         fps_side_by_side({run_rgb(rgb, 3)}, packed_frame(host.bytes, 3, true), runs)[0];
-    std::printf("%-10s %10.0f %10.0f %6.2fx %10.0f %6.2fx %10.0f %6.2fx\n", size.label().c_str(),
-                fps_planar, fps_yuy2, fps_planar / fps_yuy2, fps_rgbx, fps_planar / fps_rgbx,
-                fps_rgb, fps_planar / fps_rgb);
+    std::printf("%-10s %10.0f %10.0f %6.2fx %10.0f %6.2fx %10.0f %6.2fx %10.0f %6.2fx\n",
+                size.label().c_str(), fps_planar, fps_deep, fps_planar / fps_deep, fps_yuy2,
+                fps_planar / fps_yuy2, fps_rgbx, fps_planar / fps_rgbx, fps_rgb,
+                fps_planar / fps_rgb);
   }
 }
 
