@@ -71,12 +71,13 @@ def cuda_works():
     return msg is not None and msg.type == Gst.MessageType.EOS
 
 
-def pick_element(choice=None):
-    """Returns the element name to use for `choice` ("auto", "histeq", "cudahisteq")."""
+def pick_element(choice=None, mode=None):
+    """Returns the element name to use for `choice` ("auto", "histeq", "cudahisteq"). Auto takes
+    histeq for mode "clahe", which cudahisteq does not do yet."""
     if choice in (None, "", "auto"):
         choice = os.environ.get("HISTEQ_ELEMENT") or "auto"
     if choice == "auto":
-        choice = "cudahisteq" if cuda_works() else "histeq"
+        choice = "cudahisteq" if mode != "clahe" and cuda_works() else "histeq"
     if choice not in ELEMENTS:
         raise ScriptError(f"unknown element '{choice}': use one of {', '.join(ELEMENTS)} or auto")
     if Gst.ElementFactory.find(choice) is None:
@@ -97,7 +98,8 @@ def test_scene(width, height, fps, extra=""):
 def add_element_argument(parser):
     parser.add_argument("--element", choices=("auto",) + ELEMENTS, default="auto",
                         help="equalizer element (default: auto = cudahisteq when a CUDA device "
-                        "works, else histeq; $HISTEQ_ELEMENT is read for auto)")
+                        "works and the mode is global, else histeq; $HISTEQ_ELEMENT is read for "
+                        "auto)")
 
 
 # The shared settings: the elements' properties of the same names (see the README's table);
@@ -204,7 +206,7 @@ def _settings_command(argv):
     add_settings_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        print(describe_settings(settings(args, pick_element(args.element))))
+        print(describe_settings(settings(args, pick_element(args.element, args.mode))))
     except ScriptError as e:
         fail(args.script, e)
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import tempfile
 import unittest
+import unittest.mock
 
 import histeq_common
 import support
@@ -69,6 +70,14 @@ class Checks(unittest.TestCase):
                 histeq_common.settings(parse("--tiles", bad), support.element())
             self.assertEqual(str(raised.exception), "--tiles must be COLUMNSxROWS, each from 1 "
                              f"to 64, like 8x8, not '{bad}'")
+
+
+    def test_auto_takes_histeq_for_clahe(self):
+        # cudahisteq has no CLAHE yet: auto never picks it for that mode, GPU or not.
+        environment = {k: v for k, v in os.environ.items() if k != "HISTEQ_ELEMENT"}
+        with unittest.mock.patch.dict(os.environ, environment, clear=True):
+            self.assertEqual(histeq_common.pick_element("auto", "clahe"), "histeq")
+            self.assertEqual(histeq_common.pick_element("histeq", "global"), "histeq")
 
 
 class Scripts(unittest.TestCase):
