@@ -30,16 +30,31 @@ std::string av_message(int code) {
   return text;
 }
 
-// The first plane of every planar/semi-planar YUV or GRAY format is luma.
+// The first plane of every planar/semi-planar YUV or GRAY format is luma: bytes, or
+// little-endian words with the level `shift` bits up (P010's 6).
 bool count_luma(const AVFrame &frame, DecodedVideo &video, std::string &error) {
   const AVPixFmtDescriptor *desc = av_pix_fmt_desc_get(AVPixelFormat(frame.format));
-  if (!desc || (desc->flags & AV_PIX_FMT_FLAG_RGB) || desc->comp[0].depth != 8) {
+  const int bits = desc ? desc->comp[0].depth : 0;
+  if (!desc || (desc->flags & AV_PIX_FMT_FLAG_RGB) || (desc->flags & AV_PIX_FMT_FLAG_BE) ||
+      bits < 8 || bits > 16) {
     error = "unexpected pixel format " + std::string(desc ? desc->name : "unknown");
     return false;
   }
+  if (video.deep_luma_histogram.empty()) {
+    video.luma_bits = bits;
+    video.deep_luma_histogram.assign(std::size_t(1) << bits, 0);
+  }
   for (int y = 0; y < frame.height; ++y) {
     const std::uint8_t *row = frame.data[0] + std::ptrdiff_t(y) * frame.linesize[0];
-    for (int x = 0; x < frame.width; ++x) video.luma_histogram[row[x]]++;
+    for (int x = 0; x < frame.width; ++x) {
+      int level = row[x];
+      if (bits > 8) {
+        const std::uint8_t *word = row + std::ptrdiff_t(x) * desc->comp[0].step;
+        level = ((word[0] | word[1] << 8) >> desc->comp[0].shift) & ((1 << bits) - 1);
+      }
+      video.deep_luma_histogram[std::size_t(level)]++;
+      video.luma_histogram[std::size_t(level >> (bits - 8))]++;
+    }
   }
   return true;
 }
@@ -159,4 +174,10 @@ bool decode_video(const std::string &path, DecodedVideo &video, std::string &err
     return false;
   }
   return true;
+}
+
+int DecodedVideo::distinct_luma_levels() const {
+  int levels = 0;
+  for (std::uint64_t count : deep_luma_histogram) levels += count != 0;
+  return levels;
 }

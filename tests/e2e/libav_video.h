@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 struct DecodedVideo {
   std::string codec;         // FFmpeg's short codec name, e.g. "h264"
@@ -15,7 +16,12 @@ struct DecodedVideo {
   int height = 0;
   int frames = 0;
   double duration_seconds = 0.0;
-  std::array<std::uint64_t, 256> luma_histogram{};  // over every decoded frame
+  std::array<std::uint64_t, 256> luma_histogram{};  // over every decoded frame, at 8 bits
+  int luma_bits = 8;                                // the decoded luma's own depth
+  std::vector<std::uint64_t> deep_luma_histogram;   // 2^luma_bits bins, every decoded frame
+
+  // How many of the 2^luma_bits levels occur.
+  int distinct_luma_levels() const;
 
   // The luma level below which `fraction` of all decoded pixels lie.
   int luma_percentile(double fraction) const;
