@@ -45,14 +45,11 @@ void BlendRow(const ClaheRow &row, std::uint8_t *HWY_RESTRICT levels, int width)
     const auto rounded = hn::ConvertTo(di, hn::Sub(hn::Add(blended, shift), shift));
     hn::StoreU(hn::DemoteTo(d8, hn::Min(rounded, top)), d8, levels + x);
   }
-  for (; x < width; ++x) {
-    const std::int32_t v = levels[x];
-    const std::int32_t left = row.first_offset[x] + v, right = row.second_offset[x] + v;
-    levels[x] =
-        std::uint8_t(blend_levels(std::uint32_t(row.upper[left]), std::uint32_t(row.upper[right]),
-                                  std::uint32_t(row.lower[left]), std::uint32_t(row.lower[right]),
-                                  row.weight[x], row.row_weight, row.top));
-  }
+  ClaheRow tail = row;
+  tail.first_offset += x;
+  tail.second_offset += x;
+  tail.weight += x;
+  clahe_blend_row_scalar(tail, levels + x, width - x);
 }
 
 }  // namespace HWY_NAMESPACE

@@ -13,6 +13,7 @@
 
 #include "cpu_equalizer.h"
 #include "luma_frame.h"
+#include "posted_error.h"
 #include "video_frames.h"
 
 namespace {
@@ -218,16 +219,27 @@ TEST(Clahe, GridAndModeChangeWhilePlaying) {
   gst_harness_teardown(h);
 }
 
+// histeq in CLAHE mode with a bus of its own, for its messages.
+class ClaheOnABus : public ::testing::Test {
+ protected:
+  ClaheOnABus() : h(gst_harness_new("histeq")), bus(gst_bus_new()) {
+    gst_element_set_bus(h->element, bus);
+  }
+  ~ClaheOnABus() override {
+    gst_element_set_bus(h->element, nullptr);
+    gst_object_unref(bus);
+    gst_harness_teardown(h);
+  }
+  GstHarness *h;
+  GstBus *bus;
+};
+
 // Statistics in CLAHE mode describe the frame as it came in: its own histogram, not the
 // tiles' padded ones.
-TEST(Clahe, StatisticsCountTheFramesOwnPixels) {
+TEST_F(ClaheOnABus, StatisticsCountTheFramesOwnPixels) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY8, 97, 61);
-  GstHarness *h = gst_harness_new("histeq");
-  histeq::Settings settings = clahe_settings();
-  apply(h->element, settings);
+  apply(h->element, clahe_settings());
   g_object_set(h->element, "post-messages", TRUE, nullptr);
-  GstBus *bus = gst_bus_new();
-  gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   GstBuffer *input = blob_frame(info, 5);
   std::vector<std::uint64_t> counts(256, 0);
@@ -242,36 +254,22 @@ TEST(Clahe, StatisticsCountTheFramesOwnPixels) {
   for (guint v = 0; v < 256; ++v)
     EXPECT_EQ(g_value_get_uint64(gst_value_array_get_value(histogram, v)), counts[v]) << v;
   gst_message_unref(message);
-  gst_element_set_bus(h->element, nullptr);
-  gst_object_unref(bus);
-  gst_harness_teardown(h);
 }
 
 // A grid whose tiles' histograms would not fit the memory CLAHE allows at this depth is a clear
 // error, not an allocation of gigabytes.
-TEST(Clahe, AGridTooFineForTheDepthIsAnError) {
+TEST_F(ClaheOnABus, AGridTooFineForTheDepthIsAnError) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 64, 64);
-  GstHarness *h = gst_harness_new("histeq");
   histeq::Settings settings = clahe_settings();
   settings.tiles_x = 64;
   settings.tiles_y = 64;
   apply(h->element, settings);
-  GstBus *bus = gst_bus_new();
-  gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   EXPECT_EQ(
       gst_harness_push(h, gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr)),
       GST_FLOW_ERROR);
-  GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR);
-  ASSERT_NE(message, nullptr);
-  GError *error = nullptr;
-  gst_message_parse_error(message, &error, nullptr);
-  EXPECT_NE(std::string(error->message).find("use at most 64 tiles at this depth"),
-            std::string::npos)
-      << error->message;
-  g_error_free(error);
-  gst_message_unref(message);
-  gst_element_set_bus(h->element, nullptr);
-  gst_object_unref(bus);
-  gst_harness_teardown(h);
+  const PostedError posted(bus);
+  ASSERT_NE(posted.error, nullptr);
+  EXPECT_NE(posted.text().find("use at most 64 tiles at this depth"), std::string::npos)
+      << posted.text();
 }
