@@ -322,26 +322,59 @@ TEST_F(CudaMemory, Nvh264decFramesAreEqualizedWithoutLeavingTheGpu) {
   g_free(dir);
 }
 
+// Two streams of different content, for elements whose histories must stay apart.
+std::string other_scene(int num_buffers) {
+  return "videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 num-buffers=" +
+         std::to_string(num_buffers) +
+         " ! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1";
+}
+
+// Each element smooths its stream's histogram and posts statistics: its frames are histeq's for
+// that stream alone only if no history leaks from one element into the other.
+constexpr const char *kHistoryOptions = " smoothing=10 clip-limit=2 post-messages=true";
+
 TEST_F(CudaMemory, TwoPipelinesOnTwoGpusAtOnce) {
   if (cuda_devices() < 2)
     GTEST_SKIP() << "needs 2 CUDA devices; this machine has " << cuda_devices();
+  const std::string scenes[2] = {test_scene(60), other_scene(60)};
   PulledStream on[2];
   std::thread pipelines[2];
   for (int device = 0; device < 2; ++device) {
-    pipelines[device] = std::thread([&on, device] {
+    pipelines[device] = std::thread([&on, &scenes, device] {
       const std::string d = std::to_string(device);
-      on[device] = pull_frames(test_scene(60), "cudaupload cuda-device-id=" + d +
+      on[device] = pull_frames(scenes[device], "cudaupload cuda-device-id=" + d +
                                                    " ! cudahisteq name=eq cuda-device-id=" + d +
-                                                   " ! cudadownload");
+                                                   kHistoryOptions + " ! cudadownload");
     });
   }
   for (std::thread &t : pipelines) t.join();
-  const auto cpu = pull_frames(test_scene(60), "histeq");
   for (int device = 0; device < 2; ++device) {
+    const auto cpu = pull_frames(scenes[device], std::string("histeq") + kHistoryOptions);
     EXPECT_EQ(on[device].error, "") << "device " << device;
     EXPECT_NE(on[device].eq_caps.find("memory:CUDAMemory"), std::string::npos);
     ASSERT_EQ(on[device].frames.size(), 60u) << "device " << device;
     expect_same_frames(on[device].frames, cpu.frames);
+  }
+}
+
+// Two elements on one GPU at once, one in CUDA memory and one in system memory, each with its
+// own stream and history.
+TEST_F(CudaMemory, TwoElementsOnOneGpuKeepTheirOwnHistories) {
+  const std::string scenes[2] = {test_scene(60), other_scene(60)};
+  const std::string middles[2] = {
+      std::string("cudaupload ! cudahisteq name=eq") + kHistoryOptions + " ! cudadownload",
+      std::string("cudahisteq name=eq") + kHistoryOptions};
+  PulledStream gpu[2];
+  std::thread pipelines[2];
+  for (int i = 0; i < 2; ++i)
+    pipelines[i] =
+        std::thread([&gpu, &scenes, &middles, i] { gpu[i] = pull_frames(scenes[i], middles[i]); });
+  for (std::thread &t : pipelines) t.join();
+  for (int i = 0; i < 2; ++i) {
+    const auto cpu = pull_frames(scenes[i], std::string("histeq") + kHistoryOptions);
+    EXPECT_EQ(gpu[i].error, "") << middles[i];
+    ASSERT_EQ(gpu[i].frames.size(), 60u) << middles[i];
+    expect_same_frames(gpu[i].frames, cpu.frames);
   }
 }
 
