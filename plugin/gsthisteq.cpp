@@ -3,6 +3,7 @@
 #include "gsthisteq.h"
 
 #include <memory>
+#include <new>
 
 #include "cpu_equalizer.h"
 #include "luma_frame.h"
@@ -126,24 +127,41 @@ static GstFlowReturn gst_hist_eq_transform_ip(GstBaseTransform *trans, GstBuffer
   }
   GstVideoFrame frame;
   if (!histeq_map_frame(GST_ELEMENT(self), info, buffer, &frame)) return GST_FLOW_ERROR;
-  if (layout.bits > 8) {
-    state.bytes.reset();
-    gst_hist_eq_equalize(self, gst_hist_eq_engine(self, state.words, layout),
-                         histeq_luma_plane16(&frame), settings);
-  } else {
-    state.words.reset();
-    histeq::CpuEqualizer &engine = gst_hist_eq_engine(self, state.bytes, layout);
-    switch (histeq_packing(info)) {
-      case HistEqPacking::kRgb:
-        gst_hist_eq_equalize(self, engine, histeq_rgb_view(&frame, settings.luma_matrix), settings);
-        break;
-      case HistEqPacking::kPackedYuv:
-        gst_hist_eq_equalize(self, engine, histeq_packed_yuv_view(&frame), settings);
-        break;
-      case HistEqPacking::kLumaPlane:
-        gst_hist_eq_equalize(self, engine, histeq_luma_plane(&frame), settings);
-        break;
+  // The engines allocate as a stream needs (tiles' histories, a packed frame's luma); running out
+  // of memory is this element's error, not an exception through GStreamer's C.
+  try {
+    if (layout.bits > 8) {
+      state.bytes.reset();
+      gst_hist_eq_equalize(self, gst_hist_eq_engine(self, state.words, layout),
+                           histeq_luma_plane16(&frame), settings);
+    } else {
+      state.words.reset();
+      histeq::CpuEqualizer &engine = gst_hist_eq_engine(self, state.bytes, layout);
+      switch (histeq_packing(info)) {
+        case HistEqPacking::kRgb:
+          gst_hist_eq_equalize(self, engine, histeq_rgb_view(&frame, settings.luma_matrix),
+                               settings);
+          break;
+        case HistEqPacking::kPackedYuv:
+          gst_hist_eq_equalize(self, engine, histeq_packed_yuv_view(&frame), settings);
+          break;
+        case HistEqPacking::kLumaPlane:
+          gst_hist_eq_equalize(self, engine, histeq_luma_plane(&frame), settings);
+          break;
+      }
     }
+  } catch (const std::bad_alloc &) {
+    gst_video_frame_unmap(&frame);
+    state.bytes.reset();
+    state.words.reset();
+    GST_ELEMENT_ERROR(
+        self, RESOURCE, NO_SPACE_LEFT,
+        ("histeq ran out of memory equalizing a %dx%d %s frame%s.", GST_VIDEO_INFO_WIDTH(info),
+         GST_VIDEO_INFO_HEIGHT(info), GST_VIDEO_INFO_NAME(info),
+         settings.params.mode == histeq::Mode::kClahe ? " in CLAHE mode; fewer tiles need less"
+                                                      : ""),
+        ("std::bad_alloc in the CPU engine"));
+    return GST_FLOW_ERROR;
   }
   gst_video_frame_unmap(&frame);
   return GST_FLOW_OK;

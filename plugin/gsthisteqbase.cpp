@@ -190,13 +190,18 @@ static void gst_hist_eq_base_set_property(GObject *object, guint prop_id, const 
     case PROP_LUMA_MATRIX:
       state_of(base).luma_matrix = histeq::LumaStandard(g_value_get_enum(value));
       break;
+    // A new mode or grid follows other histograms: the history restarts, as on a caps change,
+    // rather than going on from one kept for the last time this mode or grid ran.
     case PROP_MODE:
+      state_of(base).restart |= settings.mode != histeq::Mode(g_value_get_enum(value));
       settings.mode = histeq::Mode(g_value_get_enum(value));
       break;
     case PROP_TILES_X:
+      state_of(base).restart |= settings.tiles_x != int(g_value_get_uint(value));
       settings.tiles_x = int(g_value_get_uint(value));
       break;
     case PROP_TILES_Y:
+      state_of(base).restart |= settings.tiles_y != int(g_value_get_uint(value));
       settings.tiles_y = int(g_value_get_uint(value));
       break;
     default:

@@ -193,6 +193,30 @@ TEST(Clahe, AFlushRestartsEveryTilesHistory) {
   gst_harness_teardown(h);
 }
 
+// Back in CLAHE mode after global frames, the tiles start afresh: the frame comes out as a new
+// element makes it, not blended with the tiles' histories from before the switch.
+TEST(Clahe, SwitchingModeRestartsTheHistory) {
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY8, 160, 96);
+  histeq::Settings settings = clahe_settings();
+  settings.smoothing = 20;
+  GstHarness *h = gst_harness_new("histeq");
+  apply(h->element, settings);
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  for (unsigned i = 0; i < 3; ++i)
+    gst_buffer_unref(gst_harness_push_and_pull(h, blob_frame(info, 200 + i)));
+  gst_util_set_object_arg(G_OBJECT(h->element), "mode", "global");
+  gst_buffer_unref(gst_harness_push_and_pull(h, blob_frame(info, 300)));
+  gst_util_set_object_arg(G_OBJECT(h->element), "mode", "clahe");
+  GstBuffer *probe = blob_frame(info, 9);
+  CoreClahe fresh;
+  const std::vector<std::uint8_t> expected =
+      fresh.run(info, probe, histeq::to_params(settings), true);
+  GstBuffer *output = gst_harness_push_and_pull(h, probe);
+  EXPECT_EQ(bytes_of(output), expected);
+  gst_buffer_unref(output);
+  gst_harness_teardown(h);
+}
+
 // The grid and the mode change while playing; each frame follows the settings it arrived under.
 TEST(Clahe, GridAndModeChangeWhilePlaying) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 128, 72);
