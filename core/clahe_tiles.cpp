@@ -9,16 +9,17 @@
 
 namespace histeq {
 
-void ClaheTiles::shape(const ClaheGrid &grid, int bins) {
+bool ClaheTiles::shape(const ClaheGrid &grid, int bins) {
   if (grid.tiles_x == grid_.tiles_x && grid.tiles_y == grid_.tiles_y &&
       grid.tile_width == grid_.tile_width && grid.tile_height == grid_.tile_height &&
       bins == bins_ && !tones_.empty())
-    return;
+    return false;
   grid_ = grid;
   bins_ = bins;
   tones_.assign(std::size_t(grid.tiles()), ToneMap(bins));
   counts_.assign(std::size_t(grid.tiles()) * std::size_t(bins), 0);
   luts_.assign(std::size_t(grid.tiles()) * std::size_t(bins), 0);
+  return true;
 }
 
 template <typename Frame>
@@ -26,10 +27,7 @@ bool ClaheTiles::equalize(const Frame &frame, int bins, const Params &params, Ou
                           bool reset, RowPool &pool, std::vector<std::uint64_t> &histogram) {
   const int width = frame.width, height = frame.height;
   const ClaheGrid grid = clahe_grid(width, height, params.tiles_x, params.tiles_y);
-  const bool reshaped = grid.tiles_x != grid_.tiles_x || grid.tiles_y != grid_.tiles_y ||
-                        grid.tile_width != grid_.tile_width ||
-                        grid.tile_height != grid_.tile_height || bins != bins_;
-  shape(grid, bins);
+  const bool reshaped = shape(grid, bins);
   const unsigned bands = unsigned(std::min<int>(int(pool.size()), grid.tiles()));
 
   // Each tile counts its padded rectangle.

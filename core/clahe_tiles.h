@@ -61,8 +61,9 @@ class ClaheTiles {
                 RowPool &pool, std::vector<std::uint64_t> &histogram);
 
  private:
-  // Makes the tiles' state for this grid and depth; a new one has no history.
-  void shape(const ClaheGrid &grid, int bins);
+  // Makes the tiles' state for this grid and depth, unless it has it already; returns whether
+  // it made a new one, which has no history.
+  bool shape(const ClaheGrid &grid, int bins);
   // The blend of a plane of bytes, a row at a time on the widest SIMD target.
   void blend_bytes(const ClaheBytes &frame, float inverse_height, RowPool &pool);
 
