@@ -58,7 +58,7 @@ void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
 }
 
 void map_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout layout,
-              const std::uint16_t *lut) {
+              const std::int32_t *lut) {
   apply_lut(plane, begin, end, layout, lut);
 }
 
@@ -123,10 +123,16 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   // An identity LUT (a frame of one level, strength 0) leaves the frame as it is: no pass.
   bool identity = true;
   for (std::uint32_t v = 0; v < levels && identity; ++v) identity = lut_[v] == v;
-  if (!identity)
-    pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
+  if (identity) return lut_;
+  // Words are mapped by gathers from 32-bit entries: the LUT is widened once, not per band.
+  if constexpr (!kBytes) wide_lut_.assign(lut_.begin(), lut_.end());
+  pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
+    if constexpr (kBytes) {
       map_rows(frame, begin, end, layout_, lut_.data());
-    });
+    } else {
+      map_rows(frame, begin, end, layout_, wide_lut_.data());
+    }
+  });
   return lut_;
 }
 

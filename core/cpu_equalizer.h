@@ -87,6 +87,7 @@ class BasicCpuEqualizer {
   Histogram histogram_{};
   std::unique_ptr<ToneMap> tone_;
   Lut lut_{};
+  std::vector<std::int32_t> wide_lut_;  // words: lut_ widened for the SIMD map's gathers
   ClaheTiles tiles_;
   std::vector<std::uint64_t> tile_frame_histogram_;
   // Packed RGB under CLAHE: the frame's luma and its mapped luma.

@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstring>
-#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "lut_map.cpp"
@@ -90,9 +89,8 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 HWY_EXPORT(MapWordRows);
 
 void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
-               const std::uint16_t *lut) {
-  const std::vector<std::int32_t> wide(lut, lut + layout.levels());
-  HWY_DYNAMIC_DISPATCH(MapWordRows)(plane, row_begin, row_end, layout, wide.data());
+               const std::int32_t *lut) {
+  HWY_DYNAMIC_DISPATCH(MapWordRows)(plane, row_begin, row_end, layout, lut);
 }
 
 void apply_lut_scalar(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,

@@ -17,9 +17,9 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
 
 // Replaces every visible word of rows [row_begin, row_end) by the word of lut[its level] (a LUT
-// of layout.levels() levels), in place.
+// of layout.levels() levels, widened to 32 bits so that it can be gathered), in place.
 void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
-               const std::uint16_t *lut);
+               const std::int32_t *lut);
 // The same, one word at a time: the reference.
 void apply_lut_scalar(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                       const std::uint16_t *lut);

@@ -230,6 +230,7 @@ TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
           histeq::SampleLayout{12, 4}, histeq::SampleLayout{16, 0}}) {
       std::vector<std::uint16_t> lut(layout.levels());
       for (auto &level : lut) level = std::uint16_t(random() % layout.levels());
+      const std::vector<std::int32_t> wide(lut.begin(), lut.end());
       for (int width : {1, 7, 8, 9, 17, 200, 1927}) {
         const int height = 3, stride_words = width + 5;
         std::vector<std::uint16_t> plane(std::size_t(stride_words) * height);
@@ -237,7 +238,7 @@ TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
         std::vector<std::uint16_t> reference = plane;
         const std::ptrdiff_t stride = std::ptrdiff_t(stride_words) * 2;
         histeq::apply_lut(histeq::LumaPlane16{plane.data(), width, height, stride}, 0, height,
-                          layout, lut.data());
+                          layout, wide.data());
         histeq::apply_lut_scalar(histeq::LumaPlane16{reference.data(), width, height, stride}, 0,
                                  height, layout, lut.data());
         ASSERT_EQ(plane, reference)
