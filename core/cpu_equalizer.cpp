@@ -170,9 +170,7 @@ bool BasicCpuEqualizer<Sample>::equalize_tiles(const RgbView &frame, OutputRange
                                          params, range, reset, *pool_, tile_frame_histogram_);
   // Each pixel's own gain: rgb_gain of its luma and mapped luma, no table.
   RgbGainTables tables;
-  std::uint8_t identity[kLevels8];
-  for (int v = 0; v < kLevels8; ++v) identity[v] = std::uint8_t(v);
-  for (int v = 0; v < kLevels8; ++v) fill_rgb_gain_tables(identity, v, tables);
+  for (int v = 0; v < kLevels8; ++v) fill_rgb_headroom(v, tables);
   pool_->run(bands_for(frame.pixels(), frame.height), frame.height,
              [&](unsigned, int begin, int end) {
                for (int y = begin; y < end; ++y) {

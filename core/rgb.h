@@ -76,10 +76,15 @@ struct RgbGainTables {
   std::uint32_t headroom[256];
 };
 
+// The headroom alone serves where each pixel has its own gain (CLAHE).
+HISTEQ_HOST_DEVICE inline void fill_rgb_headroom(int v, RgbGainTables &tables) {
+  tables.headroom[v] = v == 0 ? 0 : rgb_headroom(std::uint32_t(v));
+}
+
 HISTEQ_HOST_DEVICE inline void fill_rgb_gain_tables(const std::uint8_t *lut, int v,
                                                     RgbGainTables &tables) {
   tables.gain[v] = v == 0 ? 0 : rgb_gain(std::uint32_t(v), lut[v]);
-  tables.headroom[v] = v == 0 ? 0 : rgb_headroom(std::uint32_t(v));
+  fill_rgb_headroom(v, tables);
 }
 
 HISTEQ_HOST_DEVICE inline std::uint8_t rgb_lift(std::uint32_t channel, std::uint32_t lift) {
