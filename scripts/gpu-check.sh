@@ -52,7 +52,7 @@ for step in "${steps[@]}"; do
       ;;
     element)
       # The elements through GstHarness and a real pipeline, against the bundled GStreamer.
-      for t in histeq-element cudahisteq-element element-options element-crop output-queue frame-qos; do
+      for t in histeq-element cudahisteq-element element-options element-crop element-clahe element-packed-formats element-deep-formats output-queue frame-qos; do
         ./build/tests/element/test-$t --gtest_brief=1 2>&1 | tee "$out/$t.txt" | tail -4
         ((PIPESTATUS[0] == 0)) || status=1
       done
