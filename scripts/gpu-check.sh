@@ -4,8 +4,8 @@
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
 # The element, leaks, soak, pipeline and mainjob steps need GStreamer there: carry .gstrt as
 # well, made here by scripts/bundle-gst-runtime.sh.
-#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|shapes|pipeline|mainjob]...
-# (default: all)
+#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|shapes|pipeline|mainjob|two-gpus]...
+# (default: all; two-gpus needs a machine of two GPUs)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
@@ -24,8 +24,10 @@ for step in "${steps[@]}"; do
       ;;
     sanitize)
       # The small frames of every variant plus the engine: the large ones add time, not coverage.
-      # The three tools run at once (racecheck alone takes minutes); each has its own process.
-      declare -A sanitizer
+      # The four tools run at once, each over several processes (gtest shards): racecheck and
+      # initcheck keep one core busy per process for minutes, and the machine has cores to spare.
+      declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=4)
+      declare -a pids=()
       filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant on
       # small frames are all it needs; the engine's large frames would take it many minutes.
@@ -38,16 +40,25 @@ for step in "${steps[@]}"; do
           synccheck) f="$kernels:*EngineDepth*depth2*:*EngineOutOfPlace*depth2:*EngineHistory*depth2:*EngineMixedHistory*depth2" ;;
           initcheck) f="$kernels:*EngineHistory*depth2:EngineDeviceHistory.*:*EngineMixedHistory*depth2" ;;
         esac
-        compute-sanitizer --tool "$tool" --error-exitcode 3 \
-          ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
-          >"$out/sanitize-$tool.txt" 2>&1 &
-        sanitizer[$tool]=$!
+        for ((shard = 0; shard < shards[$tool]; ++shard)); do
+          GTEST_TOTAL_SHARDS=${shards[$tool]} GTEST_SHARD_INDEX=$shard \
+            compute-sanitizer --tool "$tool" --error-exitcode 3 \
+            ./build/tests/cuda/test-cuda-engine --gtest_brief=1 --gtest_filter="$f" \
+            >"$out/sanitize-$tool-$shard.txt" 2>&1 &
+          pids+=("$tool:$!")
+        done
+      done
+      declare -A failed=()
+      for entry in "${pids[@]}"; do
+        wait "${entry#*:}" || failed[${entry%%:*}]=1
       done
       for tool in memcheck racecheck synccheck initcheck; do
-        wait "${sanitizer[$tool]}"
-        rc=$?
-        echo "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-$tool.txt" | tr '\n' ' ')"
-        ((rc == 0)) || status=1
+        read -r passed errors summaries < <(cat "$out"/sanitize-$tool-*.txt | awk '
+          /^\[  PASSED  \]/ { passed += $4 }
+          /ERROR SUMMARY/ { errors += $4; ++summaries }
+          END { print passed + 0, errors + 0, summaries + 0 }')
+        echo "compute-sanitizer $tool: ${failed[$tool]:+FAILED, }$passed tests passed in $summaries of ${shards[$tool]} shards, ERROR SUMMARY: $errors errors"
+        [[ -z ${failed[$tool]:-} ]] || status=1
       done
       ;;
     element)
@@ -119,6 +130,14 @@ for step in "${steps[@]}"; do
       HISTEQ_ELEMENT=cudahisteq pipelines/equalize-sample "$out/main-job" 2>&1 | tee "$out/main-job.txt"
       ((PIPESTATUS[0] == 0)) || status=1
       rm -f "$out/main-job/sample.mp4"
+      ;;
+    two-gpus)
+      # Both GPUs at once: the two-GPU element tests, then two 4K pipelines against their floors.
+      ./build/tests/element/test-cudahisteq-element --gtest_brief=1 \
+        --gtest_filter='*OnTwoGpus*:*AnotherGpu*:*OnOneGpu*' 2>&1 | tee "$out/two-gpu-tests.txt" | tail -6
+      ((PIPESTATUS[0] == 0)) || status=1
+      ./build/bench/pipeline/histeq-two-gpu-bench 2>&1 | tee "$out/two-gpu-bench.txt" | grep -v '^  device'
+      ((PIPESTATUS[0] == 0)) || status=1
       ;;
     pipeline)
       ./build/bench/pipeline/histeq-pipeline-bench --frames 3000 ${PIPELINE_ARGS:-} 2>&1 | tee "$out/pipeline-bench.txt"

@@ -2,6 +2,7 @@
 // cudahisteq on video/x-raw(memory:CUDAMemory): frames from nvcodec's cudaupload and nvh264dec
 // are equalized in their own device memory. Without a CUDA device (CI) only the advertised caps
 // are checked.
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <tuple>
@@ -323,10 +324,35 @@ TEST_F(CudaMemory, Nvh264decFramesAreEqualizedWithoutLeavingTheGpu) {
 }
 
 // Two streams of different content, for elements whose histories must stay apart.
-std::string other_scene(int num_buffers) {
+std::string other_scene(int num_buffers, const std::string &format = "NV12") {
   return "videotestsrc pattern=zone-plate kx2=20 ky2=20 kt=1 num-buffers=" +
-         std::to_string(num_buffers) +
-         " ! video/x-raw,format=NV12,width=1280,height=720,framerate=30/1";
+         std::to_string(num_buffers) + " ! video/x-raw,format=" + format +
+         ",width=1280,height=720,framerate=30/1";
+}
+
+// The name of nvcodec's H.264 decoder on CUDA device `device` ("" if none): nvcodec registers
+// one element per GPU, nvh264dec on the first and nvh264deviceNdec on the others, each telling
+// its GPU in the read-only cuda-device-id property.
+std::string h264_decoder_on(int device) {
+  std::string found;
+  GList *factories =
+      gst_element_factory_list_get_elements(GST_ELEMENT_FACTORY_TYPE_DECODER, GST_RANK_NONE);
+  for (GList *l = factories; l && found.empty(); l = l->next) {
+    const std::string name = gst_plugin_feature_get_name(GST_PLUGIN_FEATURE(l->data));
+    if (name.rfind("nvh264", 0) != 0 || name.size() < 9 || name.substr(name.size() - 3) != "dec")
+      continue;
+    GstElement *decoder = gst_element_factory_create(GST_ELEMENT_FACTORY(l->data), nullptr);
+    if (!decoder) continue;
+    guint id = 0;
+    if (g_object_class_find_property(G_OBJECT_GET_CLASS(decoder), "cuda-device-id"))
+      g_object_get(decoder, "cuda-device-id", &id, nullptr);
+    else if (name != "nvh264dec")
+      id = guint(std::atoi(name.c_str() + std::string("nvh264device").size()));
+    if (int(id) == device) found = name;
+    gst_object_unref(decoder);
+  }
+  gst_plugin_feature_list_free(factories);
+  return found;
 }
 
 // Each element smooths its stream's histogram and posts statistics: its frames are histeq's for
@@ -355,6 +381,58 @@ TEST_F(CudaMemory, TwoPipelinesOnTwoGpusAtOnce) {
     ASSERT_EQ(on[device].frames.size(), 60u) << "device " << device;
     expect_same_frames(on[device].frames, cpu.frames);
   }
+}
+
+// NVDEC on each GPU decodes its own clip into that GPU's memory, where cudahisteq on the same GPU
+// equalizes it with its own history; both run at once.
+TEST_F(CudaMemory, TwoNvdecStreamsOnTwoGpusAtOnce) {
+  if (cuda_devices() < 2)
+    GTEST_SKIP() << "needs 2 CUDA devices; this machine has " << cuda_devices();
+  std::string missing;
+  if (!have_elements({"x264enc", "mp4mux", "qtdemux", "h264parse"}, missing))
+    GTEST_SKIP() << missing << " is not installed";
+  std::string decoders[2];
+  for (int device = 0; device < 2; ++device) {
+    decoders[device] = h264_decoder_on(device);
+    if (decoders[device].empty())
+      GTEST_SKIP() << "nvcodec has no H.264 decoder on CUDA device " << device;
+  }
+  gchar *dir = g_dir_make_tmp("cudahisteq-XXXXXX", nullptr);
+  ASSERT_NE(dir, nullptr);
+  const std::string scenes[2] = {test_scene(45, "I420", 1280, 720), other_scene(45, "I420")};
+  std::string decoded[2], clips[2];
+  for (int device = 0; device < 2; ++device) {
+    clips[device] = std::string(dir) + "/clip" + std::to_string(device) + ".mp4";
+    ASSERT_EQ(run_to_eos(scenes[device] +
+                         " ! x264enc speed-preset=ultrafast ! h264parse ! mp4mux ! filesink "
+                         "location=" +
+                         clips[device]),
+              "");
+    decoded[device] =
+        "filesrc location=" + clips[device] + " ! qtdemux ! h264parse ! " + decoders[device];
+  }
+  PulledStream on[2];
+  std::thread pipelines[2];
+  for (int device = 0; device < 2; ++device) {
+    pipelines[device] = std::thread([&on, &decoded, device] {
+      on[device] = pull_frames(decoded[device],
+                               "cudahisteq name=eq cuda-device-id=" + std::to_string(device) +
+                                   kHistoryOptions + " ! cudadownload");
+    });
+  }
+  for (std::thread &t : pipelines) t.join();
+  for (int device = 0; device < 2; ++device) {
+    SCOPED_TRACE(decoders[device]);
+    const auto cpu =
+        pull_frames(decoded[device], std::string("cudadownload ! histeq") + kHistoryOptions);
+    EXPECT_EQ(on[device].error, "");
+    EXPECT_NE(on[device].eq_caps.find("memory:CUDAMemory"), std::string::npos);
+    ASSERT_EQ(on[device].frames.size(), 45u);
+    expect_same_frames(on[device].frames, cpu.frames);
+    g_remove(clips[device].c_str());
+  }
+  g_rmdir(dir);
+  g_free(dir);
 }
 
 // Two elements on one GPU at once, one in CUDA memory and one in system memory, each with its
