@@ -26,14 +26,16 @@ for step in "${steps[@]}"; do
       # The small frames of every variant plus the engine: the large ones add time, not coverage.
       # The four tools run at once, each over several processes (gtest shards): racecheck and
       # initcheck keep one core busy per process for minutes, and the machine has cores to spare.
-      declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=4)
+      # SANITIZERS picks some of the tools (default: all four).
+      read -ra tools <<<"${SANITIZERS:-memcheck racecheck synccheck initcheck}"
+      declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=12)
       declare -a pids=()
       filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant on
       # small frames are all it needs; the engine's large frames would take it many minutes.
       kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small'
       # initcheck: no kernel reads device memory that nothing wrote (the history, the bins).
-      for tool in memcheck racecheck synccheck initcheck; do
+      for tool in "${tools[@]}"; do
         case $tool in
           memcheck) f=$filter ;;
           racecheck) f=$kernels ;;
@@ -52,10 +54,13 @@ for step in "${steps[@]}"; do
       for entry in "${pids[@]}"; do
         wait "${entry#*:}" || failed[${entry%%:*}]=1
       done
-      for tool in memcheck racecheck synccheck initcheck; do
+      for tool in "${tools[@]}"; do
         read -r passed errors summaries < <(cat "$out"/sanitize-$tool-*.txt | awk '
           /^\[  PASSED  \]/ { passed += $4 }
+          # "ERROR SUMMARY: N errors"; racecheck: "RACECHECK SUMMARY: N hazards displayed (N
+          # errors, N warnings)".
           /ERROR SUMMARY/ { errors += $4; ++summaries }
+          /RACECHECK SUMMARY/ { sub(/.*\(/, ""); errors += $1; ++summaries }
           END { print passed + 0, errors + 0, summaries + 0 }')
         echo "compute-sanitizer $tool: ${failed[$tool]:+FAILED, }$passed tests passed in $summaries of ${shards[$tool]} shards, ERROR SUMMARY: $errors errors"
         [[ -z ${failed[$tool]:-} ]] || status=1
