@@ -4,8 +4,9 @@
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
 # The element, leaks, soak, pipeline and mainjob steps need GStreamer there: carry .gstrt as
 # well, made here by scripts/bundle-gst-runtime.sh.
-#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|shapes|pipeline|mainjob|two-gpus]...
-# (default: all; two-gpus needs a machine of two GPUs)
+#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|shapes|pipeline|mainjob|two-gpus|cpu-bench]...
+# (default: all but two-gpus, which needs a machine of two GPUs, and cpu-bench, which needs
+# .cvrt from scripts/bundle-opencv-runtime.sh carried instead of .gstrt)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
@@ -142,6 +143,12 @@ for step in "${steps[@]}"; do
         --gtest_filter='*OnTwoGpus*:*AnotherGpu*:*OnOneGpu*' 2>&1 | tee "$out/two-gpu-tests.txt" | tail -6
       ((PIPESTATUS[0] == 0)) || status=1
       ./build/bench/pipeline/histeq-two-gpu-bench 2>&1 | tee "$out/two-gpu-bench.txt" | grep -v '^  device'
+      ((PIPESTATUS[0] == 0)) || status=1
+      ;;
+    cpu-bench)
+      # The CPU core beside OpenCV on the GPU machine's host (bench/README.md has the method).
+      LD_LIBRARY_PATH=$PWD/.cvrt/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+        ./build/bench/cpu/histeq-cpu-bench 2>&1 | tee "$out/cpu-bench.txt"
       ((PIPESTATUS[0] == 0)) || status=1
       ;;
     pipeline)
