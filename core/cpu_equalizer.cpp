@@ -168,20 +168,11 @@ bool BasicCpuEqualizer<Sample>::equalize_tiles(const RgbView &frame, OutputRange
                                        std::ptrdiff_t(frame.width)};
   const bool restarted = tiles_.equalize(ClaheBytes{mapped, frame.width, frame.height}, kLevels8,
                                          params, range, reset, *pool_, tile_frame_histogram_);
-  // Each pixel's own gain: rgb_gain of its luma and mapped luma, no table.
-  RgbGainTables tables;
-  for (int v = 0; v < kLevels8; ++v) fill_rgb_headroom(v, tables);
+  // Each pixel is scaled from its own luma to its own mapped luma.
   pool_->run(bands_for(frame.pixels(), frame.height), frame.height,
              [&](unsigned, int begin, int end) {
-               for (int y = begin; y < end; ++y) {
-                 std::uint8_t *p = frame.row(y);
-                 const std::size_t row = std::size_t(y) * frame.width;
-                 for (int x = 0; x < frame.width; ++x, p += frame.pixel_bytes) {
-                   const std::uint32_t luma = rgb_luma_[row + x], to = rgb_mapped_[row + x];
-                   rgb_scale_pixel(p[frame.red], p[frame.green], p[frame.blue], luma, to,
-                                   luma ? rgb_gain(luma, to) : 0, tables);
-                 }
-               }
+               scale_rgb(frame, begin, end, rgb_luma_.data(), rgb_mapped_.data(),
+                         std::ptrdiff_t(frame.width));
              });
   return restarted;
 }

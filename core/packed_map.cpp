@@ -2,8 +2,9 @@
 // Packed frames on the widest SIMD target the CPU has (Highway's dynamic dispatch), and their
 // scalar references. Packed YUV: luma bytes deinterleaved, looked up and interleaved back.
 // Packed RGB: rgb.h's rule in 32-bit lanes, one pixel a lane; 4-byte pixels are read as words
-// and their channels shifted out, 3-byte pixels deinterleaved; the two tabulated divisions are
-// gathers.
+// and their channels shifted out, 3-byte pixels deinterleaved. rgb.h's two divisions are
+// gathers from its tables where one LUT serves the frame, and divided in the lanes where each
+// pixel has its own mapping (CLAHE).
 #include "packed_map.h"
 
 #include <cstddef>
@@ -171,49 +172,116 @@ HWY_INLINE Channels MapChannels(const Channels &c, LumaMatrix m, std::uint32_t l
   return Channels{map(c.r), map(c.g), map(c.b)};
 }
 
+// floor(n / d) for n < 2^24 and 1 <= d <= 255, exactly and without a table: n and d are exact
+// in single precision, and the quotient rounded to nearest never reaches the next integer, which
+// n / d is at least 1/d below, while half a unit in its last place is under 1/d (n / d < 2^24/d).
+// Truncating it gives the floor.
+HWY_INLINE V32 DivideExactly(V32 n, V32 d) {
+  const hn::RebindToSigned<D32> di;
+  const hn::Rebind<float, D32> df;
+  const auto to_float = [&](V32 v) { return hn::ConvertTo(df, hn::BitCast(di, v)); };
+  return hn::BitCast(D32(), hn::ConvertTo(di, hn::Div(to_float(n), to_float(d))));
+}
+
+// rgb_scale_pixel on a step of pixels of luma `luma` that maps to `mapped`, with rgb_gain and
+// rgb_headroom divided in the lanes. Lanes of luma 0 take the lift and their quotients are not
+// used; their divisors are made 1.
+HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
+  const D32 d;
+  const V32 one = hn::Set(d, 1u);
+  const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
+  const V32 gain = DivideExactly(hn::Add(hn::ShiftLeft<16>(mapped), hn::ShiftRight<1>(luma)),
+                                 hn::Max(luma, one));
+  const V32 headroom = DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, one));
+  const V32 applied = hn::Min(gain, headroom);
+  const auto black = hn::Eq(luma, hn::Zero(d));
+  const auto scale = [&](V32 channel) {
+    const V32 scaled = hn::ShiftRight<16>(hn::Add(hn::Mul(channel, applied), hn::Set(d, 1u << 15)));
+    const V32 lifted = hn::Min(hn::Add(channel, mapped), hn::Set(d, 255u));
+    return hn::IfThenElse(black, lifted, scaled);
+  };
+  return Channels{scale(c.r), scale(c.g), scale(c.b)};
+}
+
+// Row y of `frame` through `step` a step of pixels at a time (step(channels, x) gives the new
+// channels of pixels x, x + 1, ...) and the pixels past the last whole step through `pixel`
+// (pixel(r, g, b, x), in place); the fourth byte of 4-byte pixels is kept.
+template <class Step, class Pixel>
+HWY_INLINE void ForEachRgbStep(const RgbView &frame, int y, const Step &step, const Pixel &pixel) {
+  const D32 d32;
+  const int lanes = step_of(d32, frame.width);
+  std::uint8_t *p = frame.row(y);
+  int x = 0;
+  if (frame.pixel_bytes == 4) {
+    // The byte of a 4-byte pixel that is none of R, G and B, kept from the words read.
+    const std::uint32_t kept = 0xFFu << (8 * (6 - frame.red - frame.green - frame.blue));
+    for (; x + lanes <= frame.width; x += lanes) {
+      V32 words;
+      std::uint8_t *q = p + 4 * std::ptrdiff_t(x);
+      const Channels out = step(Load4(frame, q, words), x);
+      V32 packed = hn::And(words, hn::Set(d32, kept));
+      packed = hn::Or(packed, hn::ShiftLeftSame(out.r, 8 * frame.red));
+      packed = hn::Or(packed, hn::ShiftLeftSame(out.g, 8 * frame.green));
+      packed = hn::Or(packed, hn::ShiftLeftSame(out.b, 8 * frame.blue));
+      StoreWords(d32, packed, q);
+    }
+  } else {
+    const hn::Rebind<std::uint8_t, D32> d8;
+    const hn::RebindToSigned<D32> di32;
+    for (; x + lanes <= frame.width; x += lanes) {
+      std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
+      const Channels out = step(Load3(frame, q), x);
+      const auto r = hn::DemoteTo(d8, hn::BitCast(di32, out.r));
+      const auto g = hn::DemoteTo(d8, hn::BitCast(di32, out.g));
+      const auto b = hn::DemoteTo(d8, hn::BitCast(di32, out.b));
+      if (frame.red == 0) {
+        hn::StoreInterleaved3(r, g, b, d8, q);
+      } else {
+        hn::StoreInterleaved3(b, g, r, d8, q);
+      }
+    }
+  }
+  for (; x < frame.width; ++x) {
+    std::uint8_t *q = p + frame.pixel_bytes * std::ptrdiff_t(x);
+    pixel(q[frame.red], q[frame.green], q[frame.blue], x);
+  }
+}
+
+// One table serves the whole frame: its two divisions are gathers.
 void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
                 const std::uint8_t *HWY_RESTRICT lut) {
   RgbGainTables tables;
   for (int v = 0; v < 256; ++v) fill_rgb_gain_tables(lut, v, tables);
-  const D32 d32;
-  const int lanes = step_of(d32, frame.width);
   const std::uint32_t lift = lut[0];
-  // The byte of a 4-byte pixel that is none of R, G and B, kept from the words read.
-  const std::uint32_t kept = 0xFFu << (8 * (6 - frame.red - frame.green - frame.blue));
   for (int y = row_begin; y < row_end; ++y) {
-    std::uint8_t *p = frame.row(y);
-    int x = 0;
-    if (frame.pixel_bytes == 4) {
-      for (; x + lanes <= frame.width; x += lanes) {
-        V32 words;
-        std::uint8_t *q = p + 4 * std::ptrdiff_t(x);
-        const Channels out = MapChannels(Load4(frame, q, words), frame.matrix, lift, tables);
-        V32 packed = hn::And(words, hn::Set(d32, kept));
-        packed = hn::Or(packed, hn::ShiftLeftSame(out.r, 8 * frame.red));
-        packed = hn::Or(packed, hn::ShiftLeftSame(out.g, 8 * frame.green));
-        packed = hn::Or(packed, hn::ShiftLeftSame(out.b, 8 * frame.blue));
-        StoreWords(d32, packed, q);
-      }
-    } else {
-      const hn::Rebind<std::uint8_t, D32> d8;
-      const hn::RebindToSigned<D32> di32;
-      for (; x + lanes <= frame.width; x += lanes) {
-        std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
-        const Channels out = MapChannels(Load3(frame, q), frame.matrix, lift, tables);
-        const auto r = hn::DemoteTo(d8, hn::BitCast(di32, out.r));
-        const auto g = hn::DemoteTo(d8, hn::BitCast(di32, out.g));
-        const auto b = hn::DemoteTo(d8, hn::BitCast(di32, out.b));
-        if (frame.red == 0) {
-          hn::StoreInterleaved3(r, g, b, d8, q);
-        } else {
-          hn::StoreInterleaved3(b, g, r, d8, q);
-        }
-      }
-    }
-    for (; x < frame.width; ++x) {
-      std::uint8_t *q = p + frame.pixel_bytes * std::ptrdiff_t(x);
-      rgb_map_pixel(q[frame.red], q[frame.green], q[frame.blue], frame.matrix, lut, tables);
-    }
+    ForEachRgbStep(
+        frame, y,
+        [&](const Channels &c, int) { return MapChannels(c, frame.matrix, lift, tables); },
+        [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int) {
+          rgb_map_pixel(r, g, b, frame.matrix, lut, tables);
+        });
+  }
+}
+
+// Each pixel has its own mapping (CLAHE): its gain is divided in the lanes, as is its headroom.
+void ScaleRgbRows(const RgbView &frame, int row_begin, int row_end,
+                  const std::uint8_t *HWY_RESTRICT luma, const std::uint8_t *HWY_RESTRICT mapped,
+                  std::ptrdiff_t stride) {
+  const D32 d32;
+  const hn::Rebind<std::uint8_t, D32> d8;
+  RgbGainTables tables;
+  for (int v = 0; v < 256; ++v) fill_rgb_headroom(v, tables);
+  for (int y = row_begin; y < row_end; ++y) {
+    const std::uint8_t *from = luma + y * stride, *to = mapped + y * stride;
+    ForEachRgbStep(
+        frame, y,
+        [&](const Channels &c, int x) {
+          return ScaleChannels(c, hn::PromoteTo(d32, hn::LoadU(d8, from + x)),
+                               hn::PromoteTo(d32, hn::LoadU(d8, to + x)));
+        },
+        [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
+          rgb_scale_pixel(r, g, b, from[x], to[x], from[x] ? rgb_gain(from[x], to[x]) : 0, tables);
+        });
   }
 }
 
@@ -228,6 +296,7 @@ HWY_EXPORT(GatherYuvLuma);
 HWY_EXPORT(GatherRgbLuma);
 HWY_EXPORT(MapYuvRows);
 HWY_EXPORT(MapRgbRows);
+HWY_EXPORT(ScaleRgbRows);
 
 void gather_luma(const PackedYuvView &frame, int y, int x, int n, std::uint8_t *luma) {
   HWY_DYNAMIC_DISPATCH(GatherYuvLuma)(frame, y, x, n, luma);
@@ -266,6 +335,25 @@ void apply_lut_scalar(const RgbView &frame, int row_begin, int row_end, const st
     std::uint8_t *p = frame.row(y);
     for (int x = 0; x < frame.width; ++x, p += frame.pixel_bytes)
       rgb_map_pixel(p[frame.red], p[frame.green], p[frame.blue], frame.matrix, lut, tables);
+  }
+}
+
+void scale_rgb(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *luma,
+               const std::uint8_t *mapped, std::ptrdiff_t stride) {
+  HWY_DYNAMIC_DISPATCH(ScaleRgbRows)(frame, row_begin, row_end, luma, mapped, stride);
+}
+
+void scale_rgb_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *luma,
+                      const std::uint8_t *mapped, std::ptrdiff_t stride) {
+  RgbGainTables tables;
+  for (int v = 0; v < 256; ++v) fill_rgb_headroom(v, tables);
+  for (int y = row_begin; y < row_end; ++y) {
+    std::uint8_t *p = frame.row(y);
+    for (int x = 0; x < frame.width; ++x, p += frame.pixel_bytes) {
+      const std::uint32_t from = luma[y * stride + x], to = mapped[y * stride + x];
+      rgb_scale_pixel(p[frame.red], p[frame.green], p[frame.blue], from, to,
+                      from ? rgb_gain(from, to) : 0, tables);
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 // contiguous run (for counting), and the LUT applied in place. Each has a scalar twin, the
 // reference the SIMD code must equal byte for byte.
 
+#include <cstddef>
 #include <cstdint>
 
 #include "packed_views.h"
@@ -24,5 +25,12 @@ void apply_lut_scalar(const PackedYuvView &frame, int row_begin, int row_end,
 // untouched.
 void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut);
 void apply_lut_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut);
+// R, G and B of each pixel of rows [row_begin, row_end) scaled by rgb.h's rule from its luma to
+// its mapped luma, given at luma[y * stride + x] and mapped[y * stride + x] (CLAHE, where each
+// pixel has its own mapping); the fourth byte untouched.
+void scale_rgb(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *luma,
+               const std::uint8_t *mapped, std::ptrdiff_t stride);
+void scale_rgb_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *luma,
+                      const std::uint8_t *mapped, std::ptrdiff_t stride);
 
 }  // namespace histeq

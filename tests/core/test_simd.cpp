@@ -187,6 +187,41 @@ TEST(PackedRgbSimd, EveryTargetEqualsTheScalarReference) {
   }
 }
 
+// scale_rgb divides in the lanes where the scalar rule reads rgb.h's tables: every luma, mapped
+// luma and largest channel, on every target and for 4- and 3-byte pixels.
+TEST(PackedRgbSimd, ScalingEqualsTheScalarReferenceForEveryLumaMappingAndLargestChannel) {
+  constexpr int kSide = 256;  // pixel (x, y) goes from luma x to mapped luma y
+  std::vector<std::uint8_t> luma(kSide * kSide), mapped(kSide * kSide);
+  for (int i = 0; i < kSide * kSide; ++i) {
+    luma[i] = std::uint8_t(i % kSide);
+    mapped[i] = std::uint8_t(i / kSide);
+  }
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const RgbLayout &l : {kRgbLayouts[0], kRgbLayouts[5]}) {
+      const int stride = l.pixel_bytes * kSide;
+      std::vector<std::uint8_t> frame(std::size_t(stride) * kSide), reference;
+      for (int largest = 0; largest < 256; ++largest) {
+        for (std::size_t i = 0; i < frame.size(); i += l.pixel_bytes) {
+          frame[i + l.red] = std::uint8_t(largest);
+          frame[i + l.green] = std::uint8_t(largest * 2 / 3);
+          frame[i + l.blue] = std::uint8_t(largest / 5);
+          if (l.pixel_bytes == 4) frame[i + 6 - l.red - l.green - l.blue] = 0xA5;
+        }
+        reference = frame;
+        histeq::RgbView view{frame.data(),  kSide, kSide,   stride,
+                             l.pixel_bytes, l.red, l.green, l.blue};
+        histeq::scale_rgb(view, 0, kSide, luma.data(), mapped.data(), kSide);
+        view.data = reference.data();
+        histeq::scale_rgb_scalar(view, 0, kSide, luma.data(), mapped.data(), kSide);
+        ASSERT_EQ(frame, reference)
+            << "largest channel " << largest << ", pixel bytes " << l.pixel_bytes;
+      }
+    }
+  }
+}
+
 TEST(ClaheBlendSimd, EveryTargetEqualsTheScalarReference) {
   std::mt19937 random(19);
   const int tiles_x = 5, bins = 256, width = 1927;
