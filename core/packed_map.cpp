@@ -250,8 +250,7 @@ HWY_INLINE void ForEachRgbStep(const RgbView &frame, int y, const Step &step, co
 // One table serves the whole frame: its two divisions are gathers.
 void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
                 const std::uint8_t *HWY_RESTRICT lut) {
-  RgbGainTables tables;
-  for (int v = 0; v < 256; ++v) fill_rgb_gain_tables(lut, v, tables);
+  const RgbGainTables tables = rgb_gain_tables(lut);
   const std::uint32_t lift = lut[0];
   for (int y = row_begin; y < row_end; ++y) {
     ForEachRgbStep(
@@ -269,8 +268,7 @@ void ScaleRgbRows(const RgbView &frame, int row_begin, int row_end,
                   std::ptrdiff_t stride) {
   const D32 d32;
   const hn::Rebind<std::uint8_t, D32> d8;
-  RgbGainTables tables;
-  for (int v = 0; v < 256; ++v) fill_rgb_headroom(v, tables);
+  const RgbGainTables tables = rgb_headroom_tables();
   for (int y = row_begin; y < row_end; ++y) {
     const std::uint8_t *from = luma + y * stride, *to = mapped + y * stride;
     ForEachRgbStep(
@@ -280,7 +278,7 @@ void ScaleRgbRows(const RgbView &frame, int row_begin, int row_end,
                                hn::PromoteTo(d32, hn::LoadU(d8, to + x)));
         },
         [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
-          rgb_scale_pixel(r, g, b, from[x], to[x], from[x] ? rgb_gain(from[x], to[x]) : 0, tables);
+          rgb_rescale_pixel(r, g, b, from[x], to[x], tables);
         });
   }
 }
@@ -329,8 +327,7 @@ void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint
 }
 
 void apply_lut_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut) {
-  RgbGainTables tables;
-  for (int v = 0; v < 256; ++v) fill_rgb_gain_tables(lut, v, tables);
+  const RgbGainTables tables = rgb_gain_tables(lut);
   for (int y = row_begin; y < row_end; ++y) {
     std::uint8_t *p = frame.row(y);
     for (int x = 0; x < frame.width; ++x, p += frame.pixel_bytes)
@@ -345,14 +342,12 @@ void scale_rgb(const RgbView &frame, int row_begin, int row_end, const std::uint
 
 void scale_rgb_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *luma,
                       const std::uint8_t *mapped, std::ptrdiff_t stride) {
-  RgbGainTables tables;
-  for (int v = 0; v < 256; ++v) fill_rgb_headroom(v, tables);
+  const RgbGainTables tables = rgb_headroom_tables();
   for (int y = row_begin; y < row_end; ++y) {
     std::uint8_t *p = frame.row(y);
     for (int x = 0; x < frame.width; ++x, p += frame.pixel_bytes) {
-      const std::uint32_t from = luma[y * stride + x], to = mapped[y * stride + x];
-      rgb_scale_pixel(p[frame.red], p[frame.green], p[frame.blue], from, to,
-                      from ? rgb_gain(from, to) : 0, tables);
+      rgb_rescale_pixel(p[frame.red], p[frame.green], p[frame.blue], luma[y * stride + x],
+                        mapped[y * stride + x], tables);
     }
   }
 }

@@ -87,6 +87,19 @@ HISTEQ_HOST_DEVICE inline void fill_rgb_gain_tables(const std::uint8_t *lut, int
   fill_rgb_headroom(v, tables);
 }
 
+// Every entry at once, on the host (a GPU block fills one entry a thread).
+inline RgbGainTables rgb_gain_tables(const std::uint8_t *lut) {
+  RgbGainTables tables;
+  for (int v = 0; v < 256; ++v) fill_rgb_gain_tables(lut, v, tables);
+  return tables;
+}
+
+inline RgbGainTables rgb_headroom_tables() {
+  RgbGainTables tables;
+  for (int v = 0; v < 256; ++v) fill_rgb_headroom(v, tables);
+  return tables;
+}
+
 HISTEQ_HOST_DEVICE inline std::uint8_t rgb_lift(std::uint32_t channel, std::uint32_t lift) {
   return std::uint8_t(channel + lift > 255 ? 255 : channel + lift);
 }
@@ -108,6 +121,14 @@ HISTEQ_HOST_DEVICE inline void rgb_scale_pixel(std::uint8_t &r, std::uint8_t &g,
   r = std::uint8_t(rgb_scale(r, applied));
   g = std::uint8_t(rgb_scale(g, applied));
   b = std::uint8_t(rgb_scale(b, applied));
+}
+
+// One pixel with a mapping of its own (CLAHE), in place: no table of one LUT holds its gain, so
+// it is divided here; `tables` needs only its headroom.
+HISTEQ_HOST_DEVICE inline void rgb_rescale_pixel(std::uint8_t &r, std::uint8_t &g, std::uint8_t &b,
+                                                 std::uint32_t y, std::uint32_t mapped,
+                                                 const RgbGainTables &tables) {
+  rgb_scale_pixel(r, g, b, y, mapped, y ? rgb_gain(y, mapped) : 0, tables);
 }
 
 // One pixel, in place: the whole rule above, with `lut` and its tables.

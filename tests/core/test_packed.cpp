@@ -123,8 +123,7 @@ TEST(LumaMatrix, LumaIsTheStandardsWeightedSumRounded) {
 TEST(RgbMap, AnIdentityLutLeavesEveryPixel) {
   std::uint8_t lut[256];
   for (int v = 0; v < 256; ++v) lut[v] = std::uint8_t(v);
-  histeq::RgbGainTables tables;
-  for (int v = 0; v < 256; ++v) histeq::fill_rgb_gain_tables(lut, v, tables);
+  const histeq::RgbGainTables tables = histeq::rgb_gain_tables(lut);
   const LumaMatrix m = histeq::luma_matrix(LumaStandard::kBt709);
   for (int r = 0; r < 256; r += 3)
     for (int g = 0; g < 256; g += 5)
@@ -141,8 +140,7 @@ TEST(RgbMap, EveryColourUnderAStretchingLutEqualsTheReference) {
   std::uint8_t lut[256];
   for (int v = 0; v < 256; ++v) lut[v] = std::uint8_t(std::clamp((v - 40) * 255 / 100, 0, 255));
   lut[0] = 9;  // a lifted black
-  histeq::RgbGainTables tables;
-  for (int v = 0; v < 256; ++v) histeq::fill_rgb_gain_tables(lut, v, tables);
+  const histeq::RgbGainTables tables = histeq::rgb_gain_tables(lut);
   for (LumaStandard standard : kStandards) {
     const LumaMatrix m = histeq::luma_matrix(standard);
     for (int r = 0; r < 256; ++r)
