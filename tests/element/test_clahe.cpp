@@ -163,17 +163,35 @@ INSTANTIATE_TEST_SUITE_P(
                       GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB),
     [](const auto &info) { return std::string(gst_video_format_to_string(info.param)); });
 
-// After a flush every tile's smoothed histogram restarts: the next frame comes out as a fresh
-// element makes it, though the frames before it were different.
-TEST(Clahe, AFlushRestartsEveryTilesHistory) {
+// histeq in CLAHE mode, smoothing over 20 frames: after frames unlike the probe its tiles'
+// histories differ from those of a fresh element, whose output for the probe is fresh_output.
+class ClaheHistory : public ::testing::Test {
+ protected:
+  ClaheHistory() {
+    settings.smoothing = 20;
+    apply(h->element, settings);
+    gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  }
+  ~ClaheHistory() override { gst_harness_teardown(h); }
+
+  void push_three_frames(unsigned first_seed) {
+    for (unsigned i = 0; i < 3; ++i)
+      gst_buffer_unref(gst_harness_push_and_pull(h, blob_frame(info, first_seed + i)));
+  }
+  std::vector<std::uint8_t> fresh_output(GstBuffer *probe) const {
+    CoreClahe fresh;
+    return fresh.run(info, probe, histeq::to_params(settings), true);
+  }
+
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY8, 160, 96);
   histeq::Settings settings = clahe_settings();
-  settings.smoothing = 20;
   GstHarness *h = gst_harness_new("histeq");
-  apply(h->element, settings);
-  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  for (unsigned i = 0; i < 3; ++i)
-    gst_buffer_unref(gst_harness_push_and_pull(h, blob_frame(info, 100 + i)));
+};
+
+// After a flush every tile's smoothed histogram restarts: the next frame comes out as a fresh
+// element makes it, though the frames before it were different.
+TEST_F(ClaheHistory, AFlushRestartsEveryTilesHistory) {
+  push_three_frames(100);
   GstBuffer *probe = blob_frame(info, 7);
   GstBuffer *without_flush = gst_harness_push_and_pull(h, gst_buffer_copy_deep(probe));
   gst_harness_push_event(h, gst_event_new_flush_start());
@@ -182,39 +200,26 @@ TEST(Clahe, AFlushRestartsEveryTilesHistory) {
   gst_segment_init(&segment, GST_FORMAT_TIME);
   gst_harness_push_event(h, gst_event_new_segment(&segment));
   GstBuffer *after_flush = gst_harness_push_and_pull(h, gst_buffer_copy_deep(probe));
-  CoreClahe fresh;
-  const std::vector<std::uint8_t> expected =
-      fresh.run(info, probe, histeq::to_params(settings), true);
+  const std::vector<std::uint8_t> expected = fresh_output(probe);
   EXPECT_EQ(bytes_of(after_flush), expected);
   EXPECT_NE(bytes_of(without_flush), expected) << "the history made no difference";
   gst_buffer_unref(without_flush);
   gst_buffer_unref(after_flush);
   gst_buffer_unref(probe);
-  gst_harness_teardown(h);
 }
 
 // Back in CLAHE mode after global frames, the tiles start afresh: the frame comes out as a new
 // element makes it, not blended with the tiles' histories from before the switch.
-TEST(Clahe, SwitchingModeRestartsTheHistory) {
-  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY8, 160, 96);
-  histeq::Settings settings = clahe_settings();
-  settings.smoothing = 20;
-  GstHarness *h = gst_harness_new("histeq");
-  apply(h->element, settings);
-  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
-  for (unsigned i = 0; i < 3; ++i)
-    gst_buffer_unref(gst_harness_push_and_pull(h, blob_frame(info, 200 + i)));
+TEST_F(ClaheHistory, SwitchingModeRestartsTheHistory) {
+  push_three_frames(200);
   gst_util_set_object_arg(G_OBJECT(h->element), "mode", "global");
   gst_buffer_unref(gst_harness_push_and_pull(h, blob_frame(info, 300)));
   gst_util_set_object_arg(G_OBJECT(h->element), "mode", "clahe");
   GstBuffer *probe = blob_frame(info, 9);
-  CoreClahe fresh;
-  const std::vector<std::uint8_t> expected =
-      fresh.run(info, probe, histeq::to_params(settings), true);
+  const std::vector<std::uint8_t> expected = fresh_output(probe);
   GstBuffer *output = gst_harness_push_and_pull(h, probe);
   EXPECT_EQ(bytes_of(output), expected);
   gst_buffer_unref(output);
-  gst_harness_teardown(h);
 }
 
 // The grid and the mode change while playing; each frame follows the settings it arrived under.
