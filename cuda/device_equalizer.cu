@@ -38,8 +38,7 @@ cudaError_t DeviceEqualizer::init(void *d_scratch, std::size_t scratch_bytes) {
   int device = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count_, cudaDevAttrMultiProcessorCount, device));
-  HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_, false));
-  HISTEQ_CUDA_TRY(fused_grid_size(&fused_tone_blocks_, true));
+  HISTEQ_CUDA_TRY(size_fused_grids(PixelLayout{}));
   HISTEQ_CUDA_TRY(zero_copy_grid_size(&zero_copy_blocks_));
   // Both histograms, then the LUT. Each kernel path leaves the histogram it consumed zero again
   // (the LUT kernel after reading it; the single kernel and the zero-copy kernels through the
@@ -65,6 +64,13 @@ cudaError_t DeviceEqualizer::init(void *d_scratch, std::size_t scratch_bytes) {
   return cudaSuccess;
 }
 
+cudaError_t DeviceEqualizer::size_fused_grids(const PixelLayout &layout) {
+  HISTEQ_CUDA_TRY(fused_grid_size(&fused_blocks_, false, layout));
+  HISTEQ_CUDA_TRY(fused_grid_size(&fused_tone_blocks_, true, layout));
+  fused_layout_ = layout;
+  return cudaSuccess;
+}
+
 cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, OutputRange range,
                                       KernelConfig config, cudaStream_t stream,
                                       const DeviceTone &tone) {
@@ -75,18 +81,23 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
                                       OutputRange range, KernelConfig config, cudaStream_t stream,
                                       const DeviceTone &tone) {
   if (!d_histograms_[0]) return cudaErrorInitializationError;
-  if (plane.width < 0 || plane.height < 0 ||
-      (plane.height > 0 && plane.pitch < std::size_t(plane.width)))
+  if (plane.width < 0 || plane.height < 0 || (plane.height > 0 && plane.pitch < plane.row_bytes()))
     return cudaErrorInvalidValue;
   if (out.width != plane.width || out.height != plane.height ||
-      (out.height > 0 && out.pitch < std::size_t(out.width)))
+      out.layout.pixel_bytes != plane.layout.pixel_bytes ||
+      (out.height > 0 && out.pitch < out.row_bytes()))
     return cudaErrorInvalidValue;
   // block_tone.cuh counts in 32-bit words.
   if (!tone.classic() && (unsigned long long)plane.width * plane.height >> 32)
     return cudaErrorInvalidValue;
   config = resolve(config);
+  // The separate kernels and their variants walk planes of luma bytes; every other layout has
+  // the single kernel.
+  if (plane.layout.packing != Packing::kLuma) config.fusion = Fusion::kSingleKernel;
   unsigned long long *d_histogram = d_histograms_[current_histogram_];
   if (config.fusion == Fusion::kSingleKernel) {
+    if (!same_fused_kernel(plane.layout, fused_layout_))
+      HISTEQ_CUDA_TRY(size_fused_grids(plane.layout));
     FusedLaunch launch;
     launch.blocks =
         fused_blocks_for(plane, tone.classic() ? fused_blocks_ : fused_tone_blocks_, sm_count_);

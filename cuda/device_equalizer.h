@@ -51,9 +51,10 @@ class DeviceEqualizer {
   cudaError_t init(void *d_scratch, std::size_t scratch_bytes);
 
   // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
-  // classic one by default). The scan variants are the classic mapping's: with options, the
-  // separate kernels build the LUT with block_tone.cuh's scan. With options a frame has fewer
-  // than 2^32 pixels (cudaErrorInvalidValue otherwise).
+  // classic one by default). Planes of any other layout than luma bytes (packed YUV, packed
+  // RGB) take the single kernel whatever `config` says. The scan variants are the classic
+  // mapping's: with options, the separate kernels build the LUT with block_tone.cuh's scan. With
+  // options a frame has fewer than 2^32 pixels (cudaErrorInvalidValue otherwise).
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
                        cudaStream_t stream, const DeviceTone &tone = {});
   // The same, counting `plane` and writing the mapped pixels to `out` (the same width and
@@ -71,10 +72,14 @@ class DeviceEqualizer {
   const std::uint8_t *d_lut() const { return d_lut_; }
 
  private:
+  // The co-resident grids of the single kernel for the layout it ran on last.
+  cudaError_t size_fused_grids(const PixelLayout &layout);
+
   unsigned long long *d_histograms_[2] = {nullptr, nullptr};
   int current_histogram_ = 0;  // the one that is zero now
   int fused_blocks_ = 0;
   int fused_tone_blocks_ = 0;
+  PixelLayout fused_layout_;
   int zero_copy_blocks_ = 0;
   std::uint8_t *d_lut_ = nullptr;
   bool owns_scratch_ = false;

@@ -5,20 +5,47 @@
 #include <cstdint>
 
 #include "host_device.h"
+#include "rgb.h"
 
 namespace histeq::cuda {
 
-// An 8-bit luma plane in memory the device can address (device, mapped pinned or managed);
-// `pitch` bytes between rows, of which only `width` are the image.
+// Where a frame's pixels keep their luma: a plane of luma bytes; packed 4:2:2 YUV, a luma byte
+// every second byte (YUY2, UYVY, YVYU); or packed 8-bit RGB of 3 or 4 bytes a pixel, its luma
+// made from R, G and B (core/rgb.h). Only luma bytes, or R, G and B, are ever written.
+enum class Packing : std::uint8_t { kLuma, kPackedYuv, kRgb };
+
+struct PixelLayout {
+  Packing packing = Packing::kLuma;
+  int pixel_bytes = 1;               // 1 luma, 2 packed YUV, 3 or 4 RGB
+  int luma = 0;                      // packed YUV: the luma byte of a pixel (0 or 1)
+  int red = 0, green = 1, blue = 2;  // RGB: the byte of each channel in a pixel
+  LumaMatrix matrix = luma_matrix(LumaStandard::kBt709);
+};
+
+constexpr PixelLayout packed_yuv_layout(int luma_offset) {
+  return PixelLayout{Packing::kPackedYuv, 2, luma_offset, 0, 1, 2, {}};
+}
+
+constexpr PixelLayout rgb_layout(int pixel_bytes, int red, int green, int blue, LumaMatrix matrix) {
+  return PixelLayout{Packing::kRgb, pixel_bytes, 0, red, green, blue, matrix};
+}
+
+// A frame in memory the device can address (device, mapped pinned or managed): `height` rows
+// `pitch` bytes apart, each `width` pixels of `layout` (row_bytes() bytes) and then padding.
 struct DevicePlane {
   std::uint8_t *data = nullptr;
   int width = 0;
   int height = 0;
   std::size_t pitch = 0;
+  PixelLayout layout = {};
+
+  HISTEQ_HOST_DEVICE std::size_t row_bytes() const {
+    return std::size_t(width) * std::size_t(layout.pixel_bytes);
+  }
 };
 
 // True when every row starts on a 16-byte boundary, so the kernels can walk rows in 16-byte
-// chunks (one uint4 load each); otherwise they walk them byte by byte.
+// chunks (one uint4 load each); otherwise they walk them pixel by pixel.
 HISTEQ_HOST_DEVICE inline bool rows_in_chunks(const DevicePlane &plane) {
   return reinterpret_cast<std::uintptr_t>(plane.data) % 16 == 0 && plane.pitch % 16 == 0;
 }

@@ -45,12 +45,12 @@ struct HostPlane {
   void *d_data = nullptr;
 };
 
-// The device's view of a whole host plane: `plane.d_data` when the plane is mapped pinned
-// memory from its first byte to its last (one running past a registered range must not reach
-// the kernels), else nullptr.
-void *mapped_plane(const HostPlane &plane, int width, int height) {
-  if (!plane.d_data || width == 0 || height == 0) return plane.d_data;
-  const std::size_t last = plane.pitch * std::size_t(height - 1) + std::size_t(width - 1);
+// The device's view of a whole host plane of `height` rows of `row_bytes`: `plane.d_data` when
+// the plane is mapped pinned memory from its first byte to its last (one running past a
+// registered range must not reach the kernels), else nullptr.
+void *mapped_plane(const HostPlane &plane, std::size_t row_bytes, int height) {
+  if (!plane.d_data || row_bytes == 0 || height == 0) return plane.d_data;
+  const std::size_t last = plane.pitch * std::size_t(height - 1) + row_bytes - 1;
   const PinnedView end = pinned_view(plane.h_data + last);
   return end.device == static_cast<std::uint8_t *>(plane.d_data) + last ? plane.d_data : nullptr;
 }
@@ -67,14 +67,13 @@ cudaError_t copy_plane_async(void *dst, std::size_t dst_pitch, const void *src,
 }
 
 // Rows padded to the kernels' 16-byte chunk (rows_in_chunks).
-std::size_t chunked_pitch(int width) {
-  return (std::size_t(width) + 15) / 16 * 16;
+std::size_t chunked_pitch(std::size_t row_bytes) {
+  return (row_bytes + 15) / 16 * 16;
 }
 
 void copy_rows(std::uint8_t *dst, std::size_t dst_pitch, const std::uint8_t *src,
-               std::size_t src_pitch, int width, int height) {
-  for (int y = 0; y < height; ++y)
-    std::memcpy(dst + y * dst_pitch, src + y * src_pitch, std::size_t(width));
+               std::size_t src_pitch, std::size_t row_bytes, int height) {
+  for (int y = 0; y < height; ++y) std::memcpy(dst + y * dst_pitch, src + y * src_pitch, row_bytes);
 }
 
 }  // namespace
@@ -93,7 +92,7 @@ struct FrameEngine::Slot {
   std::uint8_t *d_in = nullptr;
   std::uint8_t *d_out = nullptr;
   std::size_t pitch = 0;  // of both planes
-  int d_width = 0;
+  std::size_t d_row_bytes = 0;
   int d_height = 0;
 
   cudaError_t synchronize() {
@@ -177,21 +176,22 @@ cudaError_t FrameEngine::init(int depth, KernelConfig config, Transfer transfer)
 
 // Grows the slot's device planes to the frame. A frame queued before may still use the old ones.
 // Rows are padded to 16 bytes (the kernels' chunk) rather than cudaMallocPitch's 512, so a
-// width that is a multiple of 16 (1080p and 4K among them) has packed rows, and a packed host
-// plane crosses PCIe in one linear copy instead of a copy of `height` rows.
+// row of a multiple of 16 bytes (1080p and 4K among them) is packed, and a packed host plane
+// crosses PCIe in one linear copy instead of a copy of `height` rows.
 cudaError_t FrameEngine::prepare(Slot &slot, const HostFrame &frame) {
   HISTEQ_CUDA_TRY(faults_.at(Fault::kOutOfMemory, submitted_));
-  if (frame.width > slot.d_width || frame.height > slot.d_height) {
+  if (frame.row_bytes() > slot.d_row_bytes || frame.height > slot.d_height) {
     HISTEQ_CUDA_TRY(slot.synchronize());
     HISTEQ_CUDA_TRY(cudaFree(slot.d_in));
     HISTEQ_CUDA_TRY(cudaFree(slot.d_out));
     slot.d_in = slot.d_out = nullptr;
-    slot.d_width = slot.d_height = 0;
-    slot.pitch = chunked_pitch(frame.width);
+    slot.d_row_bytes = 0;
+    slot.d_height = 0;
+    slot.pitch = chunked_pitch(frame.row_bytes());
     const std::size_t bytes = slot.pitch * std::size_t(frame.height);
     HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&slot.d_in), bytes));
     HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&slot.d_out), bytes));
-    slot.d_width = frame.width;
+    slot.d_row_bytes = frame.row_bytes();
     slot.d_height = frame.height;
   }
   return cudaSuccess;
@@ -201,7 +201,8 @@ cudaError_t FrameEngine::submit(const HostFrame &frame) {
   if (slots_.empty()) return cudaErrorInitializationError;
   if (full()) return cudaErrorNotReady;
   if (frame.width < 0 || frame.height < 0 || !frame.src || !frame.dst ||
-      frame.src_pitch < std::size_t(frame.width) || frame.dst_pitch < std::size_t(frame.width))
+      frame.layout.pixel_bytes < 1 || frame.src_pitch < frame.row_bytes() ||
+      frame.dst_pitch < frame.row_bytes())
     return cudaErrorInvalidValue;
   // queued_ holds two frames per slot, so frame n's slot is n % depth either way.
   Slot &slot = *slots_[next_ % depth()];
@@ -221,7 +222,8 @@ cudaError_t FrameEngine::submit(const DeviceFrame &frame) {
   if (slots_.empty()) return cudaErrorInitializationError;
   if (full()) return cudaErrorNotReady;
   const DevicePlane &plane = frame.plane;
-  if (plane.width < 0 || plane.height < 0 || !plane.data || plane.pitch < std::size_t(plane.width))
+  if (plane.width < 0 || plane.height < 0 || !plane.data || plane.layout.pixel_bytes < 1 ||
+      plane.pitch < plane.row_bytes())
     return cudaErrorInvalidValue;
   Slot &slot = *slots_[next_ % depth()];
   Queued &queued = *queued_[next_];
@@ -245,18 +247,18 @@ cudaError_t FrameEngine::commit(Slot &slot, cudaError_t status) {
 }
 
 cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &frame) {
-  const std::size_t width = std::size_t(frame.width);
+  const std::size_t width = frame.row_bytes();
   const std::size_t height = std::size_t(frame.height);
   // Stages are packed for the copy engines (one linear copy where the device plane is packed too)
   // and keep their rows 16-byte aligned for the zero-copy kernels, so staged frames can go
   // zero-copy too.
-  queued.stage_pitch = zero_copy_ ? chunked_pitch(frame.width) : width;
+  queued.stage_pitch = zero_copy_ ? chunked_pitch(width) : width;
 
   const PinnedView src_view = pinned_view(frame.src);
   HostPlane up{const_cast<std::uint8_t *>(frame.src), frame.src_pitch, src_view.device};
   if (!src_view.pinned) {
     HISTEQ_CUDA_TRY(queued.stage_in.reserve(queued.stage_pitch * height));
-    copy_rows(queued.stage_in.data(), queued.stage_pitch, frame.src, frame.src_pitch, frame.width,
+    copy_rows(queued.stage_in.data(), queued.stage_pitch, frame.src, frame.src_pitch, width,
               frame.height);
     up = {queued.stage_in.data(), queued.stage_pitch, queued.stage_in.d_data};
   }
@@ -276,16 +278,19 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
     return cudaSuccess;
   };
 
-  const DevicePlane in{slot.d_in, frame.width, frame.height, slot.pitch};
-  const DevicePlane out{slot.d_out, frame.width, frame.height, slot.pitch};
-  if (zero_copy_ && frame.params.is_classic()) {
+  const DevicePlane in{slot.d_in, frame.width, frame.height, slot.pitch, frame.layout};
+  const DevicePlane out{slot.d_out, frame.width, frame.height, slot.pitch, frame.layout};
+  // The zero-copy kernels take luma planes with the classic mapping.
+  const bool zero_copy =
+      zero_copy_ && frame.params.is_classic() && frame.layout.packing == Packing::kLuma;
+  if (zero_copy) {
     history_.forget();
     HISTEQ_CUDA_TRY(resolve_down());
     const ZeroCopyPlanes planes{
-        {static_cast<std::uint8_t *>(mapped_plane(up, frame.width, frame.height)), frame.width,
+        {static_cast<std::uint8_t *>(mapped_plane(up, width, frame.height)), frame.width,
          frame.height, up.pitch},
         in,
-        {static_cast<std::uint8_t *>(mapped_plane(down, frame.width, frame.height)), frame.width,
+        {static_cast<std::uint8_t *>(mapped_plane(down, width, frame.height)), frame.width,
          frame.height, down.pitch}};
     if (planes.src.data && planes.dst.data && rows_in_chunks(planes.src) &&
         rows_in_chunks(planes.dst)) {
@@ -303,7 +308,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.stream, slot.downloaded, 0));
   HISTEQ_CUDA_TRY(equalize_in_order(slot, queued, in, out, frame.range, frame.params, frame.reset));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.mapped, slot.stream));
-  if (!zero_copy_ || !frame.params.is_classic()) HISTEQ_CUDA_TRY(resolve_down());
+  if (!zero_copy) HISTEQ_CUDA_TRY(resolve_down());
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.down_stream, slot.mapped, 0));
   HISTEQ_CUDA_TRY(copy_plane_async(down.h_data, down.pitch, slot.d_out, slot.pitch, width, height,
                                    cudaMemcpyDeviceToHost, slot.down_stream));
@@ -351,8 +356,8 @@ cudaError_t FrameEngine::wait(std::uint64_t *tag, FrameReport *report) {
   }
   if (status == cudaSuccess && queued.staged_out) {
     const HostFrame &frame = queued.staged;
-    copy_rows(frame.dst, frame.dst_pitch, queued.stage_out.data(), queued.stage_pitch, frame.width,
-              frame.height);
+    copy_rows(frame.dst, frame.dst_pitch, queued.stage_out.data(), queued.stage_pitch,
+              frame.row_bytes(), frame.height);
   }
   if (tag) *tag = queued.tag;
   // Handed back even on an error, so the submitting thread is never left waiting on it.

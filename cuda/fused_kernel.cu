@@ -7,6 +7,7 @@
 #include <cooperative_groups.h>
 
 #include "block_tone.cuh"
+#include "chunk_pixels.cuh"
 #include "cuda_check.h"
 #include "device_bins.cuh"
 #include "item_walk.cuh"
@@ -17,56 +18,61 @@ namespace histeq::cuda {
 
 namespace {
 
-constexpr int kCached = kFusedCachedChunks;
-
 // kTone: the LUT follows the options of tone.params (block_tone.cuh); without, the classic LUT,
 // whose instantiation keeps the registers and shared memory of the classic mapping alone.
-template <bool kWarpVote, bool kTone>
+// Pixels: how the plane's layout is counted and mapped (chunk_pixels.cuh).
+template <bool kWarpVote, bool kTone, class Pixels>
 __global__ void __launch_bounds__(kBlock)
     fused(DevicePlane plane, DevicePlane out, OutputRange range, DeviceCount *d_histogram,
           DeviceCount *d_next_histogram, std::uint8_t *d_lut, DeviceTone tone,
           unsigned long long scale) {
   using LutScratch = std::conditional_t<kTone, BlockToneScratch, BlockLutScratch>;
+  using PixelChunk = Chunk<Pixels::kVectors>;
+  constexpr int kChunkBytes = 16 * Pixels::kVectors;
+  constexpr int kCached = fused_cached_chunks(Pixels::kVectors);
   __shared__ unsigned bins[kWarps][kLevels];
   __shared__ unsigned lut[kLevels];
   __shared__ LutScratch lut_scratch;
+  __shared__ std::conditional_t<Pixels::kRgbTables, RgbGainTables, char> rgb_tables;
 
   const int t = threadIdx.x;
-  const unsigned long long pixels = (unsigned long long)plane.width * plane.height;
+  const Pixels pixels(plane.layout);
+  constexpr int pixel_bytes = Pixels::kPixelBytes;
+  const unsigned long long frame_pixels = (unsigned long long)plane.width * plane.height;
   if constexpr (kTone) start_block_tone(tone, lut_scratch);
   for (int i = t; i < kWarps * kLevels; i += kBlock) (&bins[0][0])[i] = 0;
   zero_next_bins<kFusedHistogramCopies>(d_next_histogram);
   __syncthreads();
 
-  const Items items(plane, out);
+  const Items items(plane, out, kChunkBytes);
   const ItemCursor start(items, plane.height, blockIdx.x * (long long)kBlock + t,
                          (long long)gridDim.x * kBlock);
   unsigned *mine = bins[t / 32];
-  uint4 cached[kCached];
+  PixelChunk cached[kCached];
 
   auto row_at = [&](const ItemCursor &at) { return plane.data + (std::size_t)at.y * plane.pitch; };
   // `loaded` holds the item's chunk when the caller loaded it already.
-  auto count_item = [&](const ItemCursor &at, const uint4 *loaded) {
+  auto count_item = [&](const ItemCursor &at, const PixelChunk *loaded) {
     const std::uint8_t *row = row_at(at);
     if (at.c < items.chunks) {
-      const uint4 v = loaded ? *loaded : *reinterpret_cast<const uint4 *>(row + at.c * 16);
-      if constexpr (kWarpVote) {
-        count_chunk_voted(mine, v);
-      } else {
-        count_chunk(mine, v);
-      }
+      pixels.template count<kWarpVote>(
+          mine, loaded ? *loaded : load_chunk<Pixels::kVectors>(row + at.c * kChunkBytes));
     } else {
-      for (int x = items.chunks * 16; x < plane.width; ++x) atomicAdd(&mine[row[x]], 1u);
+      for (int x = items.chunks * Pixels::kChunkPixels; x < plane.width; ++x)
+        pixels.count_pixel(mine, row + x * pixel_bytes);
     }
   };
-  auto map_item = [&](const ItemCursor &at, const uint4 *kept) {
+  const MapTables tables{lut, reinterpret_cast<const RgbGainTables *>(&rgb_tables)};
+  auto map_item = [&](const ItemCursor &at, const PixelChunk *kept) {
     const std::uint8_t *row = row_at(at);
     std::uint8_t *out_row = out.data + (std::size_t)at.y * out.pitch;
     if (at.c < items.chunks) {
-      const uint4 v = kept ? *kept : *reinterpret_cast<const uint4 *>(row + at.c * 16);
-      *reinterpret_cast<uint4 *>(out_row + at.c * 16) = map_chunk(v, SharedLut{lut});
+      const PixelChunk chunk =
+          kept ? *kept : load_chunk<Pixels::kVectors>(row + at.c * kChunkBytes);
+      store_chunk(out_row + at.c * kChunkBytes, pixels.map(chunk, tables));
     } else {
-      for (int x = items.chunks * 16; x < plane.width; ++x) out_row[x] = std::uint8_t(lut[row[x]]);
+      for (int x = items.chunks * Pixels::kChunkPixels; x < plane.width; ++x)
+        pixels.map_pixel(row + x * pixel_bytes, out_row + x * pixel_bytes, tables);
     }
   };
 
@@ -76,7 +82,7 @@ __global__ void __launch_bounds__(kBlock)
 #pragma unroll
   for (int k = 0; k < kCached; ++k, at.next()) {
     if (at.y < plane.height && at.c < items.chunks)
-      cached[k] = *reinterpret_cast<const uint4 *>(row_at(at) + at.c * 16);
+      cached[k] = load_chunk<Pixels::kVectors>(row_at(at) + at.c * kChunkBytes);
   }
   at = start;
 #pragma unroll
@@ -90,10 +96,14 @@ __global__ void __launch_bounds__(kBlock)
   cooperative_groups::this_grid().sync();
 
   if constexpr (kTone) {
-    build_block_tone_lut(sum_bin_copies<kFusedHistogramCopies>(d_histogram), pixels, scale, range,
-                         tone, lut, lut_scratch, d_lut);
+    build_block_tone_lut(sum_bin_copies<kFusedHistogramCopies>(d_histogram), frame_pixels, scale,
+                         range, tone, lut, lut_scratch, d_lut);
   } else {
     build_block_lut<kFusedHistogramCopies>(d_histogram, range, lut, lut_scratch, d_lut);
+  }
+  if constexpr (Pixels::kRgbTables) {
+    fill_block_rgb_tables(lut, rgb_tables);
+    __syncthreads();
   }
 
   at = start;
@@ -104,31 +114,60 @@ __global__ void __launch_bounds__(kBlock)
   for (; at.y < plane.height; at.next()) map_item(at, nullptr);
 }
 
-}  // namespace
-
-template <bool kTone>
-const void *fused_kernel(bool warp_vote) {
-  return warp_vote ? (const void *)fused<true, kTone> : (const void *)fused<false, kTone>;
+// The kernel for a layout: the 4-byte RGB formats differ only in their channels' shifts, the
+// 3-byte ones in which end holds red.
+template <bool kWarpVote, bool kTone>
+const void *fused_for(const PixelLayout &layout) {
+  switch (layout.packing) {
+    case Packing::kPackedYuv:
+      return (const void *)fused<kWarpVote, kTone, PackedYuvPixels>;
+    case Packing::kRgb:
+      if (layout.pixel_bytes == 4) return (const void *)fused<kWarpVote, kTone, Rgb4Pixels>;
+      return layout.red == 0 ? (const void *)fused<kWarpVote, kTone, Rgb3Pixels<true>>
+                             : (const void *)fused<kWarpVote, kTone, Rgb3Pixels<false>>;
+    case Packing::kLuma:
+    default:
+      return (const void *)fused<kWarpVote, kTone, LumaPixels>;
+  }
 }
 
-cudaError_t fused_grid_size(int *blocks, bool tone) {
+const void *fused_kernel(bool warp_vote, bool tone, const PixelLayout &layout) {
+  if (tone) return warp_vote ? fused_for<true, true>(layout) : fused_for<false, true>(layout);
+  return warp_vote ? fused_for<true, false>(layout) : fused_for<false, false>(layout);
+}
+
+int chunk_vectors(const PixelLayout &layout) {
+  return layout.packing == Packing::kRgb && layout.pixel_bytes == 3 ? 3 : 1;
+}
+
+}  // namespace
+
+cudaError_t fused_grid_size(int *blocks, bool tone, const PixelLayout &layout) {
   int device = 0, sm_count = 0, per_sm = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   // Both instantiations of the mapping must fit the grid: the smaller of their occupancies.
-  const void *plain = tone ? fused_kernel<true>(false) : fused_kernel<false>(false);
-  const void *voted = tone ? fused_kernel<true>(true) : fused_kernel<false>(true);
   int per_sm_vote = 0;
-  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, plain, kBlock, 0));
-  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_vote, voted, kBlock, 0));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm, fused_kernel(false, tone, layout), kBlock, 0));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &per_sm_vote, fused_kernel(true, tone, layout), kBlock, 0));
   per_sm = std::min(per_sm, per_sm_vote);
   *blocks = sm_count * per_sm;
   return *blocks > 0 ? cudaSuccess : cudaErrorCooperativeLaunchTooLarge;
 }
 
+bool same_fused_kernel(const PixelLayout &a, const PixelLayout &b) {
+  return fused_kernel(false, false, a) == fused_kernel(false, false, b);
+}
+
 int fused_blocks_for(const DevicePlane &plane, int max_blocks, int sm_count) {
-  const long long chunks = ((long long)plane.width + 15) / 16 * plane.height;
-  const long long cached = (chunks + kBlock * kCached - 1) / (kBlock * kCached);
+  const int vectors = chunk_vectors(plane.layout);
+  const long long chunk_bytes = 16LL * vectors;
+  const long long chunks =
+      ((long long)plane.row_bytes() + chunk_bytes - 1) / chunk_bytes * plane.height;
+  const long long per_block = (long long)kBlock * fused_cached_chunks(vectors);
+  const long long cached = (chunks + per_block - 1) / per_block;
   const long long one_each = (chunks + kBlock - 1) / kBlock;
   const long long wanted = std::max<long long>(cached, std::min<long long>(sm_count, one_each));
   return int(std::clamp<long long>(wanted, 1, std::max(1, max_blocks)));
@@ -148,8 +187,7 @@ cudaError_t launch_fused(const FusedLaunch &launch, const DevicePlane &plane,
   unsigned long long scale = histeq::bin_scale((unsigned long long)plane.width * plane.height);
   void *args[] = {&plane_arg,      &out_arg, &range_arg, &histogram,
                   &next_histogram, &lut,     &tone_arg,  &scale};
-  const void *kernel =
-      tone.classic() ? fused_kernel<false>(launch.warp_vote) : fused_kernel<true>(launch.warp_vote);
+  const void *kernel = fused_kernel(launch.warp_vote, !tone.classic(), plane.layout);
   HISTEQ_CUDA_BEFORE_LAUNCH();
   HISTEQ_CUDA_TRY(
       cudaLaunchCooperativeKernel(kernel, dim3(launch.blocks), dim3(kBlock), args, 0, stream));

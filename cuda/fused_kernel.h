@@ -17,17 +17,23 @@ namespace histeq::cuda {
 // choices").
 constexpr int kFusedCachedChunks = 4;
 
+// The chunks a thread keeps when a layout's chunk is `vectors` 16-byte vectors (packed 3-byte
+// RGB: 3): about the same registers as kFusedCachedChunks single vectors.
+HISTEQ_HOST_DEVICE constexpr int fused_cached_chunks(int vectors) {
+  return kFusedCachedChunks / vectors > 0 ? kFusedCachedChunks / vectors : 1;
+}
+
 // Copies of the device bins the blocks add their counts into (block b into copy b % copies),
 // summed by every block after the grid barrier. One copy puts every block's atomics on the same
 // 256 addresses; more copies cost the summing reads every block makes after the barrier. Two
 // measured fastest (bench/README.md, "Engine design choices").
 constexpr int kFusedHistogramCopies = 2;
 
-// One cooperative kernel per frame: every block counts its share of the plane (16-byte loads,
-// keeping the first chunks in registers), the grid synchronizes once, every block builds the
-// LUT from the device bins (their copies summed) in its own shared memory, then maps the same
-// share. The plane crosses DRAM about as often as in a copy, and there is one launch instead of
-// three.
+// One cooperative kernel per frame: every block counts its share of the plane (16-byte loads of
+// whole pixels of its PixelLayout, keeping the first chunks in registers), the grid
+// synchronizes once, every block builds the LUT from the device bins (their copies summed) in
+// its own shared memory, then maps the same share. The plane crosses DRAM about as often as in a
+// copy, and there is one launch instead of three.
 struct FusedLaunch {
   int blocks = 0;  // co-resident blocks for the whole device, from fused_grid_size()
   // kFusedHistogramCopies x 256 bins each: this frame's, zero on entry, and the next frame's,
@@ -42,8 +48,12 @@ struct FusedLaunch {
 };
 
 // The largest grid whose blocks can all be resident at once on the current device, for the
-// classic mapping or (tone) the one with options.
-cudaError_t fused_grid_size(int *blocks, bool tone);
+// classic mapping or (tone) the one with options, on pixels of `layout` (the luma planes' by
+// default).
+cudaError_t fused_grid_size(int *blocks, bool tone, const PixelLayout &layout = {});
+
+// Whether the single kernel for pixels of layout `a` is the one for `b` (their grid sizes agree).
+bool same_fused_kernel(const PixelLayout &a, const PixelLayout &b);
 
 // The grid for `plane`: at most `max_blocks` (fused_grid_size), as few as keep each thread's
 // chunks in its registers between counting and mapping, and at least one per SM (or one per

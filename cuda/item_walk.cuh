@@ -12,14 +12,16 @@
 
 namespace histeq::cuda {
 
-// Work item i: 16-byte chunk c of row y when c < chunks, else the row's tail bytes. Reading
-// `src` and writing `dst` (the same size), rows go in chunks only when both allow it.
+// Work item i: chunk c of row y (`chunk_bytes` bytes, whole pixels) when c < chunks, else the
+// row's tail pixels. Reading `src` and writing `dst` (the same size), rows go in chunks only
+// when both allow it.
 struct Items {
   int chunks, per_row;
   long long count;
-  __device__ Items(const DevicePlane &src, const DevicePlane &dst) {
-    chunks = rows_in_chunks(src) && rows_in_chunks(dst) ? src.width / 16 : 0;
-    per_row = chunks + (src.width > chunks * 16 ? 1 : 0);
+  __device__ Items(const DevicePlane &src, const DevicePlane &dst, int chunk_bytes = 16) {
+    const long long row_bytes = (long long)src.row_bytes();
+    chunks = rows_in_chunks(src) && rows_in_chunks(dst) ? int(row_bytes / chunk_bytes) : 0;
+    per_row = chunks + (row_bytes > (long long)chunks * chunk_bytes ? 1 : 0);
     count = (long long)per_row * src.height;
   }
   __device__ explicit Items(const DevicePlane &p) : Items(p, p) {}

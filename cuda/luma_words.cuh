@@ -26,23 +26,30 @@ __device__ __forceinline__ void count_chunk(unsigned *bins, const uint4 &chunk) 
   count_word(bins, chunk.w);
 }
 
-// As count_chunk, but a chunk of 16 equal bytes is first offered to the other lanes holding a
-// flat chunk: when they all hold the same level (a flat area, a constant frame), one lane adds
-// them all with a single atomic instead of each queueing on one shared address. Only lanes with
-// a flat chunk take part, so content without flat chunks pays a compare, not a warp vote. Any
-// other chunk is counted as count_chunk does.
+// Counts a chunk of `pixels` pixels: when `flat` (all of them at `level`), the chunk is first
+// offered to the other lanes holding a flat chunk, and when they all hold the same level (a
+// flat area, a constant frame) one lane adds them all with a single atomic instead of each
+// queueing on one shared address. Only lanes with a flat chunk take part, so content without
+// flat chunks pays a compare, not a warp vote. Any other chunk is counted by `count_each`.
+template <class CountEach>
+__device__ __forceinline__ void count_flat_voted(unsigned *bins, bool flat, unsigned level,
+                                                 unsigned pixels, CountEach count_each) {
+  if (flat) {
+    const auto flat_lanes = cooperative_groups::coalesced_threads();
+    if (flat_lanes.all(level == flat_lanes.shfl(level, 0))) {
+      if (flat_lanes.thread_rank() == 0) atomicAdd(&bins[level], pixels * flat_lanes.size());
+      return;
+    }
+  }
+  count_each();
+}
+
+// count_chunk with the vote of count_flat_voted for a chunk of 16 equal bytes.
 __device__ __forceinline__ void count_chunk_voted(unsigned *bins, const uint4 &chunk) {
   const unsigned level = chunk.x & 0xff;
   const bool flat = chunk.x == level * 0x01010101u && chunk.y == chunk.x && chunk.z == chunk.x &&
                     chunk.w == chunk.x;
-  if (flat) {
-    const auto flat_lanes = cooperative_groups::coalesced_threads();
-    if (flat_lanes.all(level == flat_lanes.shfl(level, 0))) {
-      if (flat_lanes.thread_rank() == 0) atomicAdd(&bins[level], 16u * flat_lanes.size());
-      return;
-    }
-  }
-  count_chunk(bins, chunk);
+  count_flat_voted(bins, flat, level, 16u, [&] { count_chunk(bins, chunk); });
 }
 
 // A LUT in shared memory, one 32-bit word per entry: a byte table would put four entries in one

@@ -4,7 +4,7 @@
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
 # The element, leaks, soak, pipeline and mainjob steps need GStreamer there: carry .gstrt as
 # well, made here by scripts/bundle-gst-runtime.sh.
-#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|shapes|pipeline|mainjob|two-gpus|cpu-bench]...
+#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|packed-bench|shapes|pipeline|mainjob|two-gpus|cpu-bench]...
 # (default: all but two-gpus, which needs a machine of two GPUs, and cpu-bench, which needs
 # .cvrt from scripts/bundle-opencv-runtime.sh carried instead of .gstrt)
 set -uo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-out}
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize element leaks soak bench shapes pipeline mainjob)
+((${#steps[@]})) || steps=(tests sanitize element leaks soak bench packed-bench shapes pipeline mainjob)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -31,10 +31,11 @@ for step in "${steps[@]}"; do
       read -ra tools <<<"${SANITIZERS:-memcheck racecheck synccheck initcheck}"
       declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=12)
       declare -a pids=()
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*'
-      # racecheck looks at shared memory inside one kernel, so the kernels of every variant on
-      # small frames are all it needs; the engine's large frames would take it many minutes.
-      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:PackedEngineConfig.*'
+      # racecheck looks at shared memory inside one kernel, so the kernels of every variant and
+      # every pixel layout (with and without options, in chunks and pixel by pixel) on small
+      # frames are all it needs; the engine's large frames would take it many minutes.
+      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small:*PackedEngine.ReportsCarry*small:*PackedEngine.OutOfPlace*small:PackedEngineConfig.*'
       # initcheck: no kernel reads device memory that nothing wrote (the history, the bins).
       for tool in "${tools[@]}"; do
         case $tool in
@@ -120,6 +121,11 @@ for step in "${steps[@]}"; do
       else
         echo "bench: build/bench/histeq-bench not built"
       fi
+      ;;
+    packed-bench)
+      # Packed YUV and RGB beside their copy and PCIe floors, at 4K.
+      ./build/bench/histeq-packed-bench 2>&1 | tee "$out/packed-bench.txt"
+      ((PIPESTATUS[0] == 0)) || status=1
       ;;
     shapes)
       # Where the ring's time per frame goes: its chain in two stream shapes, depth 1..3.

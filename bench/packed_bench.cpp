@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// histeq-packed-bench: the GPU engine on packed YUV and packed RGB frames next to their floors,
+// in one run: device-resident time against a device-to-device copy of the whole frame (the
+// least any pass over it costs), and the frame engine at depth 2 from pinned memory against the
+// PCIe floor of the whole frame up and down at once. A luma plane of the same frame size is the
+// yardstick row. Every output is checked byte for byte against the CPU core first.
+//
+//   histeq-packed-bench [--size WxH] [--device N]
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "check.h"
+#include "cpu_equalizer.h"
+#include "device_equalizer.h"
+#include "every_option.h"
+#include "floors.h"
+#include "frame_engine.h"
+#include "frames.h"
+#include "host_frames.h"
+#include "one_kernel_floor.h"
+#include "planes.h"
+#include "resources.h"
+#include "ring_frame.h"
+#include "timing.h"
+
+namespace bench {
+
+namespace {
+
+namespace hc = histeq::cuda;
+
+struct Format {
+  const char *name;
+  hc::PixelLayout layout;
+};
+
+std::vector<Format> formats() {
+  const histeq::LumaMatrix bt709 = histeq::luma_matrix(histeq::LumaStandard::kBt709);
+  return {{"GRAY8 (luma plane)", hc::PixelLayout{}},   {"YUY2", hc::packed_yuv_layout(0)},
+          {"UYVY", hc::packed_yuv_layout(1)},          {"RGBA", hc::rgb_layout(4, 0, 1, 2, bt709)},
+          {"BGRx", hc::rgb_layout(4, 2, 1, 0, bt709)}, {"RGB", hc::rgb_layout(3, 0, 1, 2, bt709)}};
+}
+
+// The CPU core's output for a whole frame of `layout`.
+std::vector<std::uint8_t> cpu_output(const HostFrame &bytes, const hc::PixelLayout &layout,
+                                     int width, const histeq::Params &params) {
+  std::vector<std::uint8_t> out = bytes.bytes;
+  histeq::CpuEqualizer cpu(0);
+  const int height = bytes.size.height;
+  const std::ptrdiff_t stride = bytes.pitch;
+  switch (layout.packing) {
+    case hc::Packing::kLuma:
+      cpu.equalize(histeq::LumaPlane8{out.data(), width, height, stride}, histeq::full_range(8),
+                   params, true);
+      break;
+    case hc::Packing::kPackedYuv:
+      cpu.equalize(histeq::PackedYuvView{out.data(), width, height, stride, layout.luma},
+                   histeq::full_range(8), params, true);
+      break;
+    case hc::Packing::kRgb:
+      cpu.equalize(histeq::RgbView{out.data(), width, height, stride, layout.pixel_bytes,
+                                   layout.red, layout.green, layout.blue, layout.matrix},
+                   histeq::full_range(8), params, true);
+      break;
+  }
+  return out;
+}
+
+void check(cudaError_t status, const char *call) {
+  if (status != cudaSuccess) throw Failure(std::string(call) + ": " + cudaGetErrorString(status));
+}
+
+// One DeviceEqualizer and the history its options need; each frame restarts the history, so
+// frames are independent and every step of the options still runs.
+struct Equalizer {
+  hc::DeviceEqualizer equalizer;
+  DeviceBuffer history = device_buffer(2 * 256 * sizeof(unsigned long long));
+  DeviceBuffer report = device_buffer(sizeof(hc::FrameReport));
+
+  Equalizer() {
+    check(equalizer.init(), "DeviceEqualizer::init");
+    BENCH_CUDA(cudaMemset(history.get(), 0, history.bytes()));
+  }
+  void enqueue(const hc::DevicePlane &plane, const histeq::Params &params, cudaStream_t stream) {
+    hc::DeviceTone tone;
+    tone.params = params;
+    tone.reset = true;
+    auto *d_history = reinterpret_cast<unsigned long long *>(history.get());
+    tone.d_history_in = d_history;
+    tone.d_history_out = d_history + 256;
+    tone.d_report = reinterpret_cast<hc::FrameReport *>(report.get());
+    check(equalizer.equalize(plane, histeq::full_range(8), {}, stream, tone),
+          "DeviceEqualizer::equalize");
+  }
+};
+
+struct Measured {
+  double copy_us = 0, one_kernel_us = 0, classic_us = 0, options_us = 0;
+  double floor_us = 0, ring_us = 0;
+  bool exact = false;
+};
+
+Measured measure(const Format &format, FrameSize pixels, int sm_l2_bytes) {
+  const hc::PixelLayout &layout = format.layout;
+  const FrameSize bytes_size{pixels.width * layout.pixel_bytes, pixels.height};
+  const std::ptrdiff_t pitch = (bytes_size.width + 15) / 16 * 16;
+  const HostFrame frame = make_frame(Content::kNatural, bytes_size, pitch, 0x5eedu);
+  const std::size_t frame_bytes = frame.bytes.size();
+  Stream stream;
+  Equalizer eq;
+  Measured m;
+
+  // Exactness first: one frame each way, against the core.
+  {
+    DeviceBuffer plane = device_buffer(frame_bytes);
+    m.exact = true;
+    for (const histeq::Params &params : {histeq::Params{}, every_option()}) {
+      BENCH_CUDA(cudaMemcpy(plane.get(), frame.bytes.data(), frame_bytes, cudaMemcpyHostToDevice));
+      eq.enqueue({static_cast<std::uint8_t *>(plane.get()), pixels.width, pixels.height,
+                  std::size_t(pitch), layout},
+                 params, stream.get());
+      stream.sync();
+      std::vector<std::uint8_t> got(frame_bytes);
+      BENCH_CUDA(cudaMemcpy(got.data(), plane.get(), frame_bytes, cudaMemcpyDeviceToHost));
+      m.exact = m.exact && got == cpu_output(frame, layout, pixels.width, params);
+    }
+  }
+
+  // Device-resident: in place on buffers that together exceed twice the L2 cache, so every
+  // frame comes from DRAM; the copy rotates through as many, each to its own destination.
+  const int rotation = int(2 * std::size_t(sm_l2_bytes) / frame_bytes) + 2;
+  std::vector<DeviceBuffer> planes, copies;
+  for (int i = 0; i < rotation; ++i) {
+    planes.push_back(device_buffer(frame_bytes));
+    copies.push_back(device_buffer(frame_bytes));
+    BENCH_CUDA(
+        cudaMemcpy(planes.back().get(), frame.bytes.data(), frame_bytes, cudaMemcpyHostToDevice));
+  }
+  const Repeats device_reps{2, 15, 20};
+  const auto plane_of = [&](long i) {
+    return hc::DevicePlane{static_cast<std::uint8_t *>(planes[std::size_t(i % rotation)].get()),
+                           pixels.width, pixels.height, std::size_t(pitch), layout};
+  };
+  m.copy_us = graph_us_per_frame(stream.get(), device_reps, [&](long i) {
+    BENCH_CUDA(cudaMemcpyAsync(copies[std::size_t(i % rotation)].get(),
+                               planes[std::size_t(i % rotation)].get(), frame_bytes,
+                               cudaMemcpyDeviceToDevice, stream.get()));
+  });
+  // The engine's kernel shape with nothing to count or map: each frame's bytes read, one grid
+  // barrier, written back. No pass of that shape over the same bytes gets below it.
+  {
+    const long timed =
+        long(device_reps.warmup_batches + device_reps.batches) * device_reps.frames_per_batch;
+    const DevicePlanes bytes_planes(frame, 2 * std::size_t(sm_l2_bytes), timed);
+    m.one_kernel_us = one_kernel_floor_us(bytes_planes, stream.get(), device_reps, Launch::kGraph);
+  }
+  m.classic_us = graph_us_per_frame(stream.get(), device_reps, [&](long i) {
+    eq.enqueue(plane_of(i), histeq::Params{}, stream.get());
+  });
+  m.options_us = graph_us_per_frame(stream.get(), device_reps, [&](long i) {
+    eq.enqueue(plane_of(i), every_option(), stream.get());
+  });
+
+  // End to end: the frame engine at depth 2 from pinned host frames, in place.
+  const Repeats e2e_reps{1, 7, 30};
+  m.floor_us = pcie_floor(bytes_size, pitch, e2e_reps).both_us;
+  hc::FrameEngine engine;
+  check(engine.init(2, {}), "FrameEngine::init");
+  const HostFrames host(frame, HostKind::kPinned, engine.capacity() + 2);
+  const std::function<void(long, int)> no_prepare;
+  m.ring_us = steady_us_per_frame(e2e_reps, no_prepare, [&](long first, int count) {
+    for (long i = first; i < first + count; ++i) {
+      if (engine.full()) check(engine.wait(nullptr), "FrameEngine::wait");
+      hc::HostFrame next = ring_frame(host, i);
+      next.width = pixels.width;
+      next.layout = layout;
+      check(engine.submit(next), "FrameEngine::submit");
+    }
+    while (engine.in_flight() > 0) check(engine.wait(nullptr), "FrameEngine::wait");
+  });
+  return m;
+}
+
+int run(int argc, char **argv) {
+  FrameSize size{3840, 2160};
+  int device = 0;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--size") && i + 1 < argc &&
+        std::sscanf(argv[i + 1], "%dx%d", &size.width, &size.height) == 2) {
+      ++i;
+    } else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
+      device = std::atoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: histeq-packed-bench [--size WxH] [--device N]\n");
+      return 2;
+    }
+  }
+  BENCH_CUDA(cudaSetDevice(device));
+  cudaDeviceProp prop{};
+  BENCH_CUDA(cudaGetDeviceProperties(&prop, device));
+  std::printf("histeq-packed-bench on %s, %dx%d, natural content, full range\n", prop.name,
+              size.width, size.height);
+  std::printf(
+      "device-resident us per frame (x copy: over the D2D copy of the whole frame); "
+      "depth 2: the frame engine from pinned memory, us per frame, and the PCIe floor "
+      "over it\n");
+  std::printf("%-20s %6s %8s %9s %7s %8s %7s %8s %7s %10s %8s %6s\n", "format", "exact", "copy",
+              "1-kernel", "x copy", "classic", "x copy", "options", "x copy", "PCIe floor",
+              "depth 2", "floor");
+  int missed = 0, wrong = 0;
+  std::vector<std::string> goals;
+  for (const Format &format : formats()) {
+    std::fprintf(stderr, "%s...\n", format.name);
+    const Measured m = measure(format, size, prop.l2CacheSize);
+    const double classic_x = m.classic_us / m.copy_us, options_x = m.options_us / m.copy_us;
+    const double of_floor = m.floor_us / m.ring_us;
+    std::printf("%-20s %6s %8.1f %9.1f %7.2f %8.1f %7.2f %8.1f %7.2f %10.1f %8.1f %6.3f\n",
+                format.name, m.exact ? "yes" : "NO", m.copy_us, m.one_kernel_us,
+                m.one_kernel_us / m.copy_us, m.classic_us, classic_x, m.options_us, options_x,
+                m.floor_us, m.ring_us, of_floor);
+    if (!m.exact) ++wrong;
+    if (format.layout.packing == hc::Packing::kLuma) continue;
+    const bool fast = classic_x <= 1.3, at_floor = of_floor >= 0.95;
+    missed += !fast + !at_floor;
+    goals.push_back(std::string(fast ? "PASS" : "MISS") + ": " + format.name +
+                    " device-resident <= 1.3x its copy (" + std::to_string(classic_x).substr(0, 4) +
+                    ")");
+    goals.push_back(std::string(at_floor ? "PASS" : "MISS") + ": " + format.name +
+                    " depth 2 >= 0.95 of its PCIe floor (" + std::to_string(of_floor).substr(0, 5) +
+                    ")");
+  }
+  std::printf("\n");
+  for (const std::string &goal : goals) std::printf("%s\n", goal.c_str());
+  std::printf("%d goal(s) missed\n", missed);
+  if (wrong) {
+    std::printf("!!!!!!!! %d format(s) DIFFER FROM histeq::CpuEqualizer !!!!!!!!\n", wrong);
+    return 3;
+  }
+  std::printf("every GPU output matched histeq::CpuEqualizer byte for byte\n");
+  return 0;
+}
+
+}  // namespace
+
+}  // namespace bench
+
+int main(int argc, char **argv) {
+  try {
+    return bench::run(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "histeq-packed-bench: %s\n", e.what());
+    return 1;
+  }
+}
