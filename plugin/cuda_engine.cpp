@@ -33,6 +33,24 @@ class EngineScope {
   cudaError_t status_;
 };
 
+// Where the caps' format keeps its luma, as the kernels walk it.
+histeq::cuda::PixelLayout pixel_layout(const GstVideoInfo *info, histeq::LumaMatrix matrix) {
+  const GstVideoFormatInfo *finfo = info->finfo;
+  switch (histeq_packing(info)) {
+    case HistEqPacking::kPackedYuv:
+      return histeq::cuda::packed_yuv_layout(int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, 0)));
+    case HistEqPacking::kRgb:
+      return histeq::cuda::rgb_layout(int(GST_VIDEO_FORMAT_INFO_PSTRIDE(finfo, GST_VIDEO_COMP_R)),
+                                      int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_R)),
+                                      int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_G)),
+                                      int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_B)),
+                                      matrix);
+    case HistEqPacking::kLumaPlane:
+    default:
+      return histeq::cuda::PixelLayout{};
+  }
+}
+
 // A new engine in the context entered, or nullptr with the failure in `status`: a failed one is
 // destroyed before this returns, still in that context.
 std::unique_ptr<histeq::cuda::FrameEngine> new_engine(int depth, histeq::cuda::KernelConfig kernels,
@@ -139,13 +157,15 @@ GstFlowReturn CudaFrameEngine::failed(const char *call, cudaError_t status,
   return GST_FLOW_ERROR;
 }
 
-GstFlowReturn CudaFrameEngine::submit(const histeq::LumaPlane8 &luma, const HistEqFrame &settings) {
+GstFlowReturn CudaFrameEngine::submit(GstVideoFrame *frame, const HistEqFrame &settings) {
   if (!engine_) return failed("FrameEngine::submit", cudaErrorInitializationError);
+  const histeq::LumaPlane8 luma = histeq_luma_plane(frame);
   histeq::cuda::HostFrame host;
   host.src = host.dst = luma.data;
   host.src_pitch = host.dst_pitch = std::size_t(luma.stride);
   host.width = luma.width;
   host.height = luma.height;
+  host.layout = pixel_layout(&frame->info, settings.luma_matrix);
   host.range = settings.range;
   host.params = settings.params;
   host.reset = settings.reset;
@@ -173,7 +193,8 @@ GstFlowReturn CudaFrameEngine::submit_cuda_memory(const GstVideoInfo *info, GstB
   }
   const histeq::LumaPlane8 visible = histeq_luma_plane(&frame);
   histeq::cuda::DeviceFrame device;
-  device.plane = {visible.data, visible.width, visible.height, std::size_t(visible.stride)};
+  device.plane = {visible.data, visible.width, visible.height, std::size_t(visible.stride),
+                  pixel_layout(info, settings.luma_matrix)};
   device.range = settings.range;
   device.params = settings.params;
   device.reset = settings.reset;

@@ -8,7 +8,7 @@
 //   CudaFrameEngine engine(filter);
 //   engine.start(device, depth, kernels);   // the device's primary context
 //   engine.use_context(context);            // CUDAMemory caps, or upstream's memory elsewhere
-//   engine.submit(luma, settings);          // a mapped system-memory frame, or
+//   engine.submit(&frame, settings);        // a mapped system-memory frame, or
 //   engine.submit_cuda_memory(info, buffer, settings);
 //   engine.wait(&report);                   // the oldest frame is done, whatever its path
 //
@@ -33,7 +33,6 @@
 #include "frame_engine.h"
 #include "gsthisteqbase.h"
 #include "methods.h"
-#include "plane.h"
 
 class CudaFrameEngine {
  public:
@@ -59,10 +58,11 @@ class CudaFrameEngine {
   bool full() const { return engine_ && engine_->full(); }
 
   // Enqueue a frame, following the history of the frames before it (`settings.reset` restarts
-  // it), and return at once; at most capacity() in flight. A system-memory frame's `luma` (in a
-  // mapped frame the caller keeps mapped until wait() hands it back) is equalized in place; so
-  // is the luma of `buffer` (writable, its first memory a GstCudaMemory of context()).
-  GstFlowReturn submit(const histeq::LumaPlane8 &luma, const HistEqFrame &settings);
+  // it), and return at once; at most capacity() in flight. A mapped system-memory `frame` (kept
+  // mapped by the caller until wait() hands it back) is equalized in place, its luma plane or
+  // its packed pixels as far as histeq_luma_plane shows them; so is `buffer` (writable, its
+  // first memory a GstCudaMemory of context()).
+  GstFlowReturn submit(GstVideoFrame *frame, const HistEqFrame &settings);
   GstFlowReturn submit_cuda_memory(const GstVideoInfo *info, GstBuffer *buffer,
                                    const HistEqFrame &settings);
   // Waits until the oldest submitted frame is done, so downstream may read it; `report` gets its

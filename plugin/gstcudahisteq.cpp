@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // cudahisteq: every frame goes through one GPU engine (CudaFrameEngine), in system memory or in
-// GstCudaMemory. submit_input_buffer maps a frame and enqueues its luma plane on the GPU; the
-// output task (OutputTask) takes the frames back in order and pushes each one as soon as the GPU
-// is done with it. The streaming thread only waits when the engine is full, so the next frames'
-// uploads are already queued on the GPU behind the ones before them, and no frame waits for the
-// next one to arrive.
+// GstCudaMemory. submit_input_buffer maps a frame and enqueues its luma (a plane, or packed YUV
+// or RGB pixels) on the GPU; the output task (OutputTask) takes the frames back in order and
+// pushes each one as soon as the GPU is done with it. The streaming thread only waits when the
+// engine is full, so the next frames' uploads are already queued on the GPU behind the ones before
+// them, and no frame waits for the next one to arrive.
 #include "gstcudahisteq.h"
 
 #include <cuda_runtime_api.h>
@@ -255,7 +255,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_cuda_memory(GstCudaHistEq *self, Gs
   return GST_FLOW_OK;
 }
 
-// A frame in system memory: mapped, then its luma plane goes to the engine once it has room.
+// A frame in system memory: mapped, then its luma goes to the engine once it has room.
 static GstFlowReturn gst_cuda_hist_eq_submit_system_memory(GstCudaHistEq *self, GstBuffer *input) {
   CudaHistEqState &state = *self->state;
   PendingFrame pending;
@@ -269,8 +269,7 @@ static GstFlowReturn gst_cuda_hist_eq_submit_system_memory(GstCudaHistEq *self, 
   GstFlowReturn ret = state.output.queue().wait_for_room([&] { return !state.engine.full(); });
   if (ret == GST_FLOW_OK && !gst_cuda_hist_eq_begin_frame(self, pending.buffer, &pending.settings))
     ret = GST_FLOW_ERROR;
-  if (ret == GST_FLOW_OK)
-    ret = state.engine.submit(histeq_luma_plane(&pending.frame), pending.settings);
+  if (ret == GST_FLOW_OK) ret = state.engine.submit(&pending.frame, pending.settings);
   if (ret != GST_FLOW_OK) {
     gst_cuda_hist_eq_release(pending);
     return ret;
@@ -702,24 +701,29 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   g_object_class_install_property(
       gobject_class, PROP_HISTOGRAM_METHOD,
       g_param_spec_enum("histogram-method", "Histogram method",
-                        "How the luma histogram is counted on the GPU (auto = the fastest on the "
-                        "benchmark)",
+                        "How the luma histogram of a luma plane is counted on the GPU (auto = the "
+                        "fastest on the benchmark; packed YUV and RGB always take the single "
+                        "kernel)",
                         gst_cuda_hist_eq_histogram_method_get_type(),
                         int(histeq::cuda::HistogramMethod::kAuto), flags));
   g_object_class_install_property(
       gobject_class, PROP_SCAN_METHOD,
       g_param_spec_enum("scan-method", "Scan method",
-                        "How the histogram is prefix-summed into the CDF (auto = the fastest on "
-                        "the benchmark)",
+                        "How the histogram of a luma plane is prefix-summed into the CDF (auto = "
+                        "the fastest on the benchmark; packed YUV and RGB always take the single "
+                        "kernel)",
                         gst_cuda_hist_eq_scan_method_get_type(),
                         int(histeq::cuda::ScanMethod::kAuto), flags));
 
-  histeq_add_pad_templates(element_class, HISTEQ_LUMA_FORMATS, GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  histeq_add_pad_templates(
+      element_class, HISTEQ_LUMA_FORMATS ", " HISTEQ_PACKED_YUV_FORMATS ", " HISTEQ_RGB_FORMATS,
+      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   element_class->set_context = gst_cuda_hist_eq_set_context;
   gst_element_class_set_static_metadata(
       element_class, "CUDA histogram equalization", "Filter/Effect/Video/Hardware",
       "Stretches the contrast of each frame by equalizing its luma histogram on an NVIDIA GPU, "
-      "with several frames in flight; chroma is left untouched. Same output as histeq",
+      "with several frames in flight; chroma is left untouched (packed RGB: R, G and B scaled "
+      "alike, so hue is kept). Same output as histeq",
       "gst-histeq developers");
 
   trans_class->start = gst_cuda_hist_eq_start;

@@ -115,13 +115,32 @@ TEST_P(CudaMemoryFormats, UploadEqualizeDownloadStaysInCudaMemoryWithHistEqsByte
 
 INSTANTIATE_TEST_SUITE_P(
     Formats, CudaMemoryFormats,
-    ::testing::Combine(::testing::Values("I420", "YV12", "NV12", "NV21", "Y42B", "Y444"),
+    ::testing::Combine(::testing::Values("I420", "YV12", "NV12", "NV21", "Y42B", "Y444", "YUY2",
+                                         "UYVY", "RGBA", "BGRx", "RGB"),
                        ::testing::Values(std::make_pair(1280, 720), std::make_pair(642, 362))),
     [](const auto &info) {
       return std::string(std::get<0>(info.param)) + "_" +
              std::to_string(std::get<1>(info.param).first) + "x" +
              std::to_string(std::get<1>(info.param).second);
     });
+
+// nvcodec's converter hands RGBA in CUDA memory: equalized there, as histeq equalizes the same
+// frames once they are downloaded.
+TEST_F(CudaMemory, RgbaFromCudaConvertIsEqualizedWithoutLeavingTheGpu) {
+  std::string missing;
+  if (!have_elements({"cudaconvert"}, missing)) GTEST_SKIP() << missing << " is not installed";
+  const std::string scene = test_scene(12, "NV12", 1280, 720) +
+                            " ! cudaupload ! cudaconvert ! "
+                            "video/x-raw(memory:CUDAMemory),format=RGBA";
+  const auto gpu = pull_frames(scene, "cudahisteq name=eq smoothing=5 ! cudadownload");
+  const auto cpu = pull_frames(scene, "cudadownload ! histeq smoothing=5");
+  EXPECT_EQ(gpu.error, "");
+  EXPECT_EQ(cpu.error, "");
+  EXPECT_NE(gpu.eq_caps.find("memory:CUDAMemory"), std::string::npos) << gpu.eq_caps;
+  EXPECT_NE(gpu.eq_caps.find("RGBA"), std::string::npos) << gpu.eq_caps;
+  ASSERT_EQ(gpu.frames.size(), 12u);
+  expect_same_frames(gpu.frames, cpu.frames);
+}
 
 class CudaMemoryDepth : public ::testing::TestWithParam<guint> {
  protected:

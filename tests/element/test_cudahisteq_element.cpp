@@ -595,8 +595,8 @@ TEST(CudaHistEqElement, AnAllocationQueryLetsTheFramesInFlightOutFirst) {
 TEST(CudaHistEqElement, FramesUnderRefusedCapsAreNotNegotiated) {
   SKIP_WITHOUT_CUDA_DEVICE();
   GstHarness *h = harness("cudahisteq");
-  gst_harness_set_src_caps_str(h, "video/x-raw,format=RGB,width=16,height=16,framerate=30/1");
-  EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 16 * 16 * 3, nullptr)),
+  gst_harness_set_src_caps_str(h, "video/x-raw,format=AYUV,width=16,height=16,framerate=30/1");
+  EXPECT_EQ(gst_harness_push(h, gst_buffer_new_allocate(nullptr, 16 * 16 * 4, nullptr)),
             GST_FLOW_NOT_NEGOTIATED);
   gst_harness_teardown(h);
 }

@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// histeq on packed formats: 4:2:2 YUV (YUY2, UYVY, YVYU) equalized in its luma bytes with chroma
-// byte-identical; packed RGB (with and without alpha or padding) equalized by a luma of the
-// chosen matrix, R, G and B scaled alike; alpha, padding and everything outside a crop
+// Both elements on packed formats: 4:2:2 YUV (YUY2, UYVY, YVYU) equalized in its luma bytes with
+// chroma byte-identical; packed RGB (with and without alpha or padding) equalized by a luma of
+// the chosen matrix, R, G and B scaled alike; alpha, padding and everything outside a crop
 // rectangle untouched; every option; statistics of 256 bins. The expected frames come from the
-// core on a copy of the buffer's bytes. cudahisteq does not take these formats yet: its caps
-// refuse them.
+// core on a copy of the buffer's bytes. cudahisteq's cases skip without a GPU.
 #include <algorithm>
 #include <cstdint>
 #include <random>
@@ -15,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include "cpu_equalizer.h"
+#include "element_availability.h"
 #include "video_frames.h"
 
 namespace {
@@ -100,10 +100,19 @@ constexpr GstVideoFormat kPackedFormats[] = {
     GST_VIDEO_FORMAT_BGRA, GST_VIDEO_FORMAT_ARGB, GST_VIDEO_FORMAT_ABGR, GST_VIDEO_FORMAT_RGB,
     GST_VIDEO_FORMAT_BGR};
 
-class PackedFormats : public ::testing::TestWithParam<GstVideoFormat> {};
+constexpr const char *kElements[] = {"histeq", "cudahisteq"};
 
-std::string format_name(const ::testing::TestParamInfo<GstVideoFormat> &info) {
-  return gst_video_format_to_string(info.param);
+class PackedFormats : public ::testing::TestWithParam<std::tuple<const char *, GstVideoFormat>> {
+ protected:
+  void SetUp() override { SKIP_UNLESS_RUNS(std::string(element())); }
+  const char *element() const { return std::get<0>(GetParam()); }
+  GstVideoFormat format() const { return std::get<1>(GetParam()); }
+};
+
+std::string element_and_format(
+    const ::testing::TestParamInfo<std::tuple<const char *, GstVideoFormat>> &info) {
+  return std::string(std::get<0>(info.param)) + "_" +
+         gst_video_format_to_string(std::get<1>(info.param));
 }
 
 }  // namespace
@@ -111,7 +120,7 @@ std::string format_name(const ::testing::TestParamInfo<GstVideoFormat> &info) {
 // Three frames with every option at an odd size: each equals the core's, the bytes that are
 // not luma (or R, G, B) are byte-identical, and the statistics have 256 bins.
 TEST_P(PackedFormats, EqualizedAsTheCoreWithEveryOptionAndNothingElseChanges) {
-  const GstVideoFormat format = GetParam();
+  const GstVideoFormat format = this->format();
   const PackedLayout l = packed_layout(format);
   const GstVideoInfo info = video_info(
       format, 161, 97, l.rgb ? GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_16_235);
@@ -120,7 +129,7 @@ TEST_P(PackedFormats, EqualizedAsTheCoreWithEveryOptionAndNothingElseChanges) {
   settings.clip_limit = 2;
   settings.smoothing = 5;
   settings.statistics = true;
-  GstHarness *h = gst_harness_new("histeq");
+  GstHarness *h = gst_harness_new(element());
   g_object_set(h->element, "strength", settings.strength, "clip-limit", settings.clip_limit,
                "smoothing", settings.smoothing, "post-messages", TRUE, nullptr);
   gst_util_set_object_arg(G_OBJECT(h->element), "luma-matrix", "bt601");
@@ -168,7 +177,7 @@ TEST_P(PackedFormats, EqualizedAsTheCoreWithEveryOptionAndNothingElseChanges) {
 // A crop rectangle: its x counts pixels of pixel_bytes each; only the rectangle is counted and
 // rewritten.
 TEST_P(PackedFormats, OnlyTheCropRectangleIsEqualized) {
-  const GstVideoFormat format = GetParam();
+  const GstVideoFormat format = this->format();
   const GstVideoInfo info = video_info(format, 97, 61);
   const CropRect r{13, 7, 50, 31};
   std::mt19937 rng{3};
@@ -177,7 +186,7 @@ TEST_P(PackedFormats, OnlyTheCropRectangleIsEqualized) {
   std::vector<std::uint8_t> expected = bytes_of(input);
   histeq::CpuEqualizer core(1);
   core_equalize(core, info, expected, r, histeq::LumaStandard::kBt709, {}, true);
-  GstHarness *h = gst_harness_new("histeq");
+  GstHarness *h = gst_harness_new(element());
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   GstBuffer *output = gst_harness_push_and_pull(h, input);
   ASSERT_NE(output, nullptr);
@@ -186,18 +195,45 @@ TEST_P(PackedFormats, OnlyTheCropRectangleIsEqualized) {
   gst_harness_teardown(h);
 }
 
-INSTANTIATE_TEST_SUITE_P(Formats, PackedFormats, ::testing::ValuesIn(kPackedFormats), format_name);
+// A 4K frame: the GPU's chunks and its grid of many blocks, each format's rows as the kernels
+// walk them at full size.
+TEST_P(PackedFormats, A4KFrameEqualsTheCore) {
+  const GstVideoInfo info = video_info(format(), 3840, 2160);
+  std::mt19937 rng{11};
+  GstBuffer *input = colourful_frame(info, rng);
+  std::vector<std::uint8_t> expected = bytes_of(input);
+  histeq::CpuEqualizer core(1);
+  core_equalize(core, info, expected, CropRect{0, 0, 3840, 2160}, histeq::LumaStandard::kBt709, {},
+                true);
+  GstHarness *h = gst_harness_new(element());
+  gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
+  GstBuffer *output = gst_harness_push_and_pull(h, input);
+  ASSERT_NE(output, nullptr);
+  EXPECT_TRUE(bytes_of(output) == expected);
+  gst_buffer_unref(output);
+  gst_harness_teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, PackedFormats,
+                         ::testing::Combine(::testing::ValuesIn(kElements),
+                                            ::testing::ValuesIn(kPackedFormats)),
+                         element_and_format);
+
+class PackedRgbElement : public ::testing::TestWithParam<const char *> {
+ protected:
+  void SetUp() override { SKIP_UNLESS_RUNS(std::string(GetParam())); }
+};
 
 // The luma-matrix property chooses the weights: the same frame comes out as the core makes it
 // with each matrix, and differently between them.
-TEST(PackedRgbElement, TheLumaMatrixPropertyChoosesTheWeights) {
+TEST_P(PackedRgbElement, TheLumaMatrixPropertyChoosesTheWeights) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_BGRx, 120, 80);
   std::mt19937 rng{8};
   GstBuffer *frame = colourful_frame(info, rng);
   std::vector<std::vector<std::uint8_t>> outputs;
   for (const char *matrix : {"bt709", "bt601", "bt2020"}) {
     SCOPED_TRACE(matrix);
-    GstHarness *h = gst_harness_new("histeq");
+    GstHarness *h = gst_harness_new(GetParam());
     gst_util_set_object_arg(G_OBJECT(h->element), "luma-matrix", matrix);
     gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
     std::vector<std::uint8_t> expected = bytes_of(frame);
@@ -219,22 +255,30 @@ TEST(PackedRgbElement, TheLumaMatrixPropertyChoosesTheWeights) {
   EXPECT_NE(outputs[0], outputs[2]);
 }
 
-// Until its kernels take packed pixels, cudahisteq's caps refuse these formats: negotiation
-// fails instead of a wrong plane being equalized.
-TEST(PackedRgbElement, CudaHistEqRefusesPackedFormatsForNow) {
-  GstElementFactory *factory = gst_element_factory_find("cudahisteq");
-  if (!factory) GTEST_SKIP() << "cudahisteq is not built here";
-  GstElement *element = gst_element_factory_create(factory, nullptr);
-  GstPad *sink = gst_element_get_static_pad(element, "sink");
-  GstCaps *template_caps = gst_pad_get_pad_template_caps(sink);
-  for (GstVideoFormat format : kPackedFormats) {
-    const GstVideoInfo info = video_info(format, 16, 16);
-    GstCaps *caps = gst_video_info_to_caps(&info);
-    EXPECT_FALSE(gst_caps_can_intersect(caps, template_caps)) << gst_video_format_to_string(format);
-    gst_caps_unref(caps);
+INSTANTIATE_TEST_SUITE_P(Elements, PackedRgbElement, ::testing::ValuesIn(kElements));
+
+// Both elements' templates take every packed format, in system memory and (cudahisteq) in CUDA
+// memory.
+TEST(PackedFormatCaps, BothElementsTakeEveryPackedFormat) {
+  for (const char *name : kElements) {
+    GstElementFactory *factory = gst_element_factory_find(name);
+    if (!factory) {
+      EXPECT_STREQ(name, "cudahisteq") << "histeq is always built";
+      continue;
+    }
+    GstElement *element = gst_element_factory_create(factory, nullptr);
+    GstPad *sink = gst_element_get_static_pad(element, "sink");
+    GstCaps *template_caps = gst_pad_get_pad_template_caps(sink);
+    for (GstVideoFormat format : kPackedFormats) {
+      const GstVideoInfo info = video_info(format, 16, 16);
+      GstCaps *caps = gst_video_info_to_caps(&info);
+      EXPECT_TRUE(gst_caps_can_intersect(caps, template_caps))
+          << name << " " << gst_video_format_to_string(format);
+      gst_caps_unref(caps);
+    }
+    gst_caps_unref(template_caps);
+    gst_object_unref(sink);
+    gst_object_unref(element);
+    gst_object_unref(factory);
   }
-  gst_caps_unref(template_caps);
-  gst_object_unref(sink);
-  gst_object_unref(element);
-  gst_object_unref(factory);
 }
