@@ -57,6 +57,18 @@ __device__ __forceinline__ unsigned with_byte(unsigned word, int shift, unsigned
   return (word & ~(0xffu << shift)) | (value << shift);
 }
 
+// Counts a chunk of `pixels` pixels by `count_each`, first offering it to the warp's vote of
+// count_flat_voted when the kernel takes one (the flat test is dead code otherwise).
+template <bool kWarpVote, class CountEach>
+__device__ __forceinline__ void count_chunk_of(unsigned *bins, bool flat, unsigned level,
+                                               unsigned pixels, CountEach count_each) {
+  if constexpr (kWarpVote) {
+    count_flat_voted(bins, flat, level, pixels, count_each);
+  } else {
+    count_each();
+  }
+}
+
 // What mapping needs in the block's shared memory: the LUT, one word per entry (SharedLut), and
 // for RGB the gain and headroom tables of rgb.h, filled from it.
 struct MapTables {
@@ -120,16 +132,12 @@ struct PackedYuvPixels {
         }
       }
     };
-    if constexpr (kWarpVote) {
-      const unsigned mask = 0x00ff00ffu << shift;
-      const unsigned level = byte_at(chunk.v[0].x, shift);
-      const unsigned flat_word = (level * 0x00010001u) << shift;
-      const bool flat = (chunk.v[0].x & mask) == flat_word && (chunk.v[0].y & mask) == flat_word &&
-                        (chunk.v[0].z & mask) == flat_word && (chunk.v[0].w & mask) == flat_word;
-      count_flat_voted(bins, flat, level, 8u, count_each);
-    } else {
-      count_each();
-    }
+    const unsigned mask = 0x00ff00ffu << shift;
+    const unsigned level = byte_at(chunk.v[0].x, shift);
+    const unsigned flat_word = (level * 0x00010001u) << shift;
+    const bool flat = (chunk.v[0].x & mask) == flat_word && (chunk.v[0].y & mask) == flat_word &&
+                      (chunk.v[0].z & mask) == flat_word && (chunk.v[0].w & mask) == flat_word;
+    count_chunk_of<kWarpVote>(bins, flat, level, 8u, count_each);
   }
   __device__ Chunk<1> map(Chunk<1> chunk, const MapTables &tables) const {
 #pragma unroll
@@ -206,11 +214,7 @@ struct Rgb4Pixels {
 #pragma unroll
       for (int k = 0; k < 4; ++k) atomicAdd(&bins[y[k]], 1u);
     };
-    if constexpr (kWarpVote) {
-      count_flat_voted(bins, flat, y[0], 4u, count_each);
-    } else {
-      count_each();
-    }
+    count_chunk_of<kWarpVote>(bins, flat, y[0], 4u, count_each);
   }
   __device__ Chunk<1> map(Chunk<1> chunk, const MapTables &tables) const {
 #pragma unroll
@@ -274,11 +278,7 @@ struct Rgb3Pixels {
 #pragma unroll
       for (int p = 0; p < kChunkPixels; ++p) atomicAdd(&bins[y[p]], 1u);
     };
-    if constexpr (kWarpVote) {
-      count_flat_voted(bins, flat, y[0], unsigned(kChunkPixels), count_each);
-    } else {
-      count_each();
-    }
+    count_chunk_of<kWarpVote>(bins, flat, y[0], unsigned(kChunkPixels), count_each);
   }
   __device__ Chunk<3> map(Chunk<3> chunk, const MapTables &tables) const {
 #pragma unroll

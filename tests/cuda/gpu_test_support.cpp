@@ -48,8 +48,14 @@ histeq::cuda::DevicePlane GuardedDevicePlane::plane() const {
 cudaError_t GuardedDevicePlane::upload(const std::vector<std::uint8_t> &packed) {
   if (!d_base_) return cudaErrorMemoryAllocation;
   if (width_ == 0 || height_ == 0) return cudaSuccess;
-  return cudaMemcpy2D(base_ + kBand, pitch_, packed.data(), std::size_t(width_),
-                      std::size_t(width_), std::size_t(height_), cudaMemcpyDefault);
+  const cudaError_t status =
+      cudaMemcpy2D(base_ + kBand, pitch_, packed.data(), std::size_t(width_), std::size_t(width_),
+                   std::size_t(height_), cudaMemcpyDefault);
+  if (status != cudaSuccess) return status;
+  // From pageable memory the copy may return before its DMA lands, and the engine's streams do
+  // not wait for the legacy stream: the plane is complete when this returns, as a decoder's
+  // frame is when it is handed over.
+  return cudaStreamSynchronize(cudaStreamLegacy);
 }
 
 cudaError_t GuardedDevicePlane::download(std::vector<std::uint8_t> &packed,

@@ -141,6 +141,23 @@ std::size_t pitch_for(const PixelLayout &layout, const Size &size) {
   return size.pitch_extra % 2 ? row : (row + 15) / 16 * 16;
 }
 
+// A clip frame in host memory as the engine takes it, in place; the first frame restarts the
+// history.
+histeq::cuda::HostFrame host_frame(std::vector<std::uint8_t> &bytes, std::size_t pitch,
+                                   const Size &size, const PixelLayout &layout,
+                                   const histeq::Params &params, std::size_t i) {
+  histeq::cuda::HostFrame frame;
+  frame.src = frame.dst = bytes.data();
+  frame.src_pitch = frame.dst_pitch = pitch;
+  frame.width = size.width;
+  frame.height = size.height;
+  frame.layout = layout;
+  frame.params = params;
+  frame.reset = i == 0;
+  frame.tag = i;
+  return frame;
+}
+
 // Device memory holding a whole clip frame (padding included).
 struct DeviceBytes {
   std::uint8_t *data = nullptr;
@@ -188,16 +205,8 @@ TEST_P(PackedEngine, HostAndDeviceFramesEqualTheCore) {
           ASSERT_CUDA(engine.wait(&tag));
         }
         if (i % 2 == 0) {
-          histeq::cuda::HostFrame frame;
-          frame.src = frame.dst = host[i].data();
-          frame.src_pitch = frame.dst_pitch = pitch;
-          frame.width = size.width;
-          frame.height = size.height;
-          frame.layout = layout;
+          histeq::cuda::HostFrame frame = host_frame(host[i], pitch, size, layout, params, i);
           frame.range = range;
-          frame.params = params;
-          frame.reset = i == 0;
-          frame.tag = i;
           ASSERT_CUDA(engine.submit(frame));
         } else {
           device.push_back(std::make_unique<DeviceBytes>(clip[i].size()));
@@ -255,16 +264,7 @@ TEST_P(PackedEngine, ReportsCarryTheCoresHistograms) {
   };
   for (std::size_t i = 0; i < clip.size(); ++i) {
     if (engine.full()) take();
-    histeq::cuda::HostFrame frame;
-    frame.src = frame.dst = host[i].data();
-    frame.src_pitch = frame.dst_pitch = pitch;
-    frame.width = size.width;
-    frame.height = size.height;
-    frame.layout = layout;
-    frame.params = params;
-    frame.reset = i == 0;
-    frame.tag = i;
-    ASSERT_CUDA(engine.submit(frame));
+    ASSERT_CUDA(engine.submit(host_frame(host[i], pitch, size, layout, params, i)));
   }
   while (engine.in_flight()) take();
   EXPECT_EQ(reported, clip.size());
@@ -347,14 +347,7 @@ TEST(PackedEngineConfig, PackedFramesTakeTheSingleKernelWhateverTheConfig) {
   FrameEngine engine;
   ASSERT_CUDA(engine.init(1, separate));
   std::vector<std::uint8_t> frame_bytes = clip[0];
-  histeq::cuda::HostFrame frame;
-  frame.src = frame.dst = frame_bytes.data();
-  frame.src_pitch = frame.dst_pitch = pitch;
-  frame.width = size.width;
-  frame.height = size.height;
-  frame.layout = layout;
-  frame.reset = true;
-  ASSERT_CUDA(engine.submit(frame));
+  ASSERT_CUDA(engine.submit(host_frame(frame_bytes, pitch, size, layout, {}, 0)));
   ASSERT_CUDA(engine.wait(nullptr));
   EXPECT_TRUE(frame_bytes == expected[0]);
 }
