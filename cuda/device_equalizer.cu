@@ -81,7 +81,8 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
                                       OutputRange range, KernelConfig config, cudaStream_t stream,
                                       const DeviceTone &tone) {
   if (!d_histograms_[0]) return cudaErrorInitializationError;
-  if (plane.width < 0 || plane.height < 0 || (plane.height > 0 && plane.pitch < plane.row_bytes()))
+  if (plane.width < 0 || plane.height < 0 || !valid_layout(plane.layout) ||
+      (plane.height > 0 && plane.pitch < plane.row_bytes()))
     return cudaErrorInvalidValue;
   if (out.width != plane.width || out.height != plane.height ||
       out.layout.pixel_bytes != plane.layout.pixel_bytes ||

@@ -52,7 +52,8 @@ class DeviceEqualizer {
 
   // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
   // classic one by default). Planes of any other layout than luma bytes (packed YUV, packed
-  // RGB) take the single kernel whatever `config` says. The scan variants are the classic
+  // RGB) take the single kernel whatever `config` says; a layout the kernels do not walk
+  // (valid_layout) is cudaErrorInvalidValue. The scan variants are the classic
   // mapping's: with options, the separate kernels build the LUT with block_tone.cuh's scan. With
   // options a frame has fewer than 2^32 pixels (cudaErrorInvalidValue otherwise).
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,

@@ -30,6 +30,26 @@ constexpr PixelLayout rgb_layout(int pixel_bytes, int red, int green, int blue, 
   return PixelLayout{Packing::kRgb, pixel_bytes, 0, red, green, blue, matrix};
 }
 
+// Whether the kernels walk `layout`: a byte of luma; 2-byte packed YUV with its luma at byte 0
+// or 1; 4-byte RGB with R, G and B at three distinct bytes; 3-byte RGB with green in the
+// middle. Its matrix must sum to kLumaOne, so that no luma passes 255 and leaves the 256 bins.
+HISTEQ_HOST_DEVICE inline bool valid_layout(const PixelLayout &layout) {
+  const LumaMatrix &m = layout.matrix;
+  const int r = layout.red, g = layout.green, b = layout.blue;
+  switch (layout.packing) {
+    case Packing::kLuma:
+      return layout.pixel_bytes == 1;
+    case Packing::kPackedYuv:
+      return layout.pixel_bytes == 2 && (layout.luma == 0 || layout.luma == 1);
+    case Packing::kRgb:
+      if (m.red + m.green + m.blue != kLumaOne) return false;
+      if (layout.pixel_bytes == 3) return g == 1 && r + b == 2 && (r == 0 || r == 2);
+      return layout.pixel_bytes == 4 && r >= 0 && g >= 0 && b >= 0 && r < 4 && g < 4 && b < 4 &&
+             r != g && g != b && r != b;
+  }
+  return false;
+}
+
 // A frame in memory the device can address (device, mapped pinned or managed): `height` rows
 // `pitch` bytes apart, each `width` pixels of `layout` (row_bytes() bytes) and then padding.
 struct DevicePlane {

@@ -201,7 +201,7 @@ cudaError_t FrameEngine::submit(const HostFrame &frame) {
   if (slots_.empty()) return cudaErrorInitializationError;
   if (full()) return cudaErrorNotReady;
   if (frame.width < 0 || frame.height < 0 || !frame.src || !frame.dst ||
-      frame.layout.pixel_bytes < 1 || frame.src_pitch < frame.row_bytes() ||
+      !valid_layout(frame.layout) || frame.src_pitch < frame.row_bytes() ||
       frame.dst_pitch < frame.row_bytes())
     return cudaErrorInvalidValue;
   // queued_ holds two frames per slot, so frame n's slot is n % depth either way.
@@ -222,7 +222,7 @@ cudaError_t FrameEngine::submit(const DeviceFrame &frame) {
   if (slots_.empty()) return cudaErrorInitializationError;
   if (full()) return cudaErrorNotReady;
   const DevicePlane &plane = frame.plane;
-  if (plane.width < 0 || plane.height < 0 || !plane.data || plane.layout.pixel_bytes < 1 ||
+  if (plane.width < 0 || plane.height < 0 || !plane.data || !valid_layout(plane.layout) ||
       plane.pitch < plane.row_bytes())
     return cudaErrorInvalidValue;
   Slot &slot = *slots_[next_ % depth()];

@@ -59,8 +59,9 @@ histeq::Settings every_option() {
 }
 
 // A clip of `frames` frames of rows `pitch` bytes apart (padding bytes random too): dull,
-// tinted pixels whose brightness drifts, a flat frame (the warp vote's case) and a cut to
-// brighter content, so the smoothing, the cut and each pixel rule all show.
+// tinted pixels whose brightness drifts, with black ones scattered (RGB's rule for luma 0), a
+// flat frame (the warp vote's case) and a cut to brighter content, so the smoothing, the cut and
+// each pixel rule all show.
 std::vector<std::vector<std::uint8_t>> make_clip(const PixelLayout &layout, int width, int height,
                                                  std::size_t pitch, int frames) {
   std::mt19937 rng(unsigned(width * 31 + height + layout.pixel_bytes));
@@ -73,13 +74,16 @@ std::vector<std::vector<std::uint8_t>> make_clip(const PixelLayout &layout, int 
     for (int y = 0; y < height; ++y)
       for (int x = 0; x < width; ++x) {
         std::uint8_t *p = &bytes[std::size_t(y) * pitch + std::size_t(x) * layout.pixel_bytes];
-        const int level = flat ? 90 : base + 50 * (x + y) / (width + height) + int(rng() % 13);
-        if (layout.packing == Packing::kPackedYuv) {
+        const bool black = !flat && (7 * x + 3 * y) % 29 == 0;
+        const int level = flat    ? 90
+                          : black ? 0
+                                  : base + 50 * (x + y) / (width + height) + int(rng() % 13);
+        if (layout.packing != Packing::kRgb) {
           p[layout.luma] = std::uint8_t(level);
           continue;
         }
         for (int c : {layout.red, layout.green, layout.blue}) {
-          const int tint = flat ? 0 : int(rng() % 81) - 40;
+          const int tint = flat || black ? 0 : int(rng() % 81) - 40;
           p[c] = std::uint8_t(std::clamp(level + tint, 0, 255));
         }
       }
@@ -97,7 +101,10 @@ std::vector<std::vector<std::uint8_t>> cpu_clip(std::vector<std::vector<std::uin
   histeq::CpuEqualizer cpu(1);
   for (std::size_t i = 0; i < clip.size(); ++i) {
     const auto stride = std::ptrdiff_t(pitch);
-    if (layout.packing == Packing::kPackedYuv) {
+    if (layout.packing == Packing::kLuma) {
+      cpu.equalize(histeq::LumaPlane8{clip[i].data(), width, height, stride}, range, params,
+                   i == 0);
+    } else if (layout.packing == Packing::kPackedYuv) {
       cpu.equalize(histeq::PackedYuvView{clip[i].data(), width, height, stride, layout.luma}, range,
                    params, i == 0);
     } else {
@@ -370,4 +377,83 @@ TEST(PackedEngineConfig, RefusesPitchesShorterThanAPackedRow) {
   on_device.plane = DevicePlane{device.data, 64, 2, 64 * 3, layouts()[2].layout};
   EXPECT_EQ(engine.submit(on_device), cudaErrorInvalidValue);
   EXPECT_EQ(engine.in_flight(), 0);
+}
+
+// One engine takes frames of one layout after another (a caps change mid-stream): each frame
+// equals the core's, the single kernel's grid sized again for each layout.
+TEST(PackedEngineConfig, OneEngineTakesLayoutAfterLayout) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const Size size{1920, 1080, 0};
+  const PixelLayout sequence[] = {PixelLayout{},       layouts()[5].layout, layouts()[1].layout,
+                                  layouts()[7].layout, layouts()[2].layout, PixelLayout{}};
+  FrameEngine engine;
+  ASSERT_CUDA(engine.init(2, {}));
+  std::vector<std::vector<std::uint8_t>> frames, expected;
+  std::vector<std::size_t> pitches;
+  for (const PixelLayout &layout : sequence) {
+    const std::size_t pitch = pitch_for(layout, size);
+    const auto clip = make_clip(layout, size.width, size.height, pitch, 1);
+    std::vector<histeq::LumaHistogram8> histograms;
+    expected.push_back(cpu_clip(clip, layout, size.width, size.height, pitch, histeq::full_range(8),
+                                {}, &histograms)[0]);
+    frames.push_back(clip[0]);
+    pitches.push_back(pitch);
+  }
+  for (std::size_t i = 0; i < frames.size(); ++i) {
+    if (engine.full()) {
+      ASSERT_CUDA(engine.wait(nullptr));
+    }
+    ASSERT_CUDA(engine.submit(host_frame(frames[i], pitches[i], size, sequence[i], {}, 0)));
+  }
+  while (engine.in_flight()) ASSERT_CUDA(engine.wait(nullptr));
+  for (std::size_t i = 0; i < frames.size(); ++i)
+    EXPECT_TRUE(frames[i] == expected[i])
+        << "frame " << i << ": " << difference(frames[i], expected[i], pitches[i]);
+}
+
+// A layout the kernels do not walk is refused before anything is enqueued.
+TEST(PackedEngineConfig, RefusesLayoutsTheKernelsDoNotWalk) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  FrameEngine engine;
+  ASSERT_CUDA(engine.init(1, {}));
+  std::vector<std::uint8_t> bytes(64 * 4 * 2);
+  PixelLayout two_byte_rgb = layouts()[2].layout;
+  two_byte_rgb.pixel_bytes = 2;
+  const Size size{64, 2, 0};
+  EXPECT_EQ(engine.submit(host_frame(bytes, 64 * 4, size, two_byte_rgb, {}, 0)),
+            cudaErrorInvalidValue);
+  DeviceBytes device(bytes.size());
+  histeq::cuda::DeviceFrame on_device;
+  on_device.plane = DevicePlane{device.data, 64, 2, 64 * 4, two_byte_rgb};
+  EXPECT_EQ(engine.submit(on_device), cudaErrorInvalidValue);
+  EXPECT_EQ(engine.in_flight(), 0);
+}
+
+// Which layouts the kernels walk; no GPU needed.
+TEST(PixelLayouts, OnlyLayoutsTheKernelsWalkAreValid) {
+  for (const LayoutCase &c : layouts()) EXPECT_TRUE(histeq::cuda::valid_layout(c.layout)) << c.name;
+  EXPECT_TRUE(histeq::cuda::valid_layout(PixelLayout{}));
+  const auto changed = [](PixelLayout layout, auto change) {
+    change(layout);
+    return layout;
+  };
+  const PixelLayout rgbx = layouts()[2].layout, rgb = layouts()[6].layout;
+  const PixelLayout invalid[] = {
+      changed(PixelLayout{}, [](PixelLayout &l) { l.pixel_bytes = 2; }),
+      changed(layouts()[0].layout, [](PixelLayout &l) { l.luma = 2; }),
+      changed(layouts()[0].layout, [](PixelLayout &l) { l.pixel_bytes = 1; }),
+      changed(rgbx, [](PixelLayout &l) { l.pixel_bytes = 2; }),
+      changed(rgbx, [](PixelLayout &l) { l.blue = 4; }),
+      changed(rgbx, [](PixelLayout &l) { l.green = l.red; }),
+      changed(rgbx, [](PixelLayout &l) { l.matrix.green += 1; }),
+      changed(rgb,
+              [](PixelLayout &l) {
+                l.red = 1;
+                l.green = 0;
+              }),
+  };
+  for (const PixelLayout &layout : invalid)
+    EXPECT_FALSE(histeq::cuda::valid_layout(layout))
+        << int(layout.packing) << " " << layout.pixel_bytes << " " << layout.red << layout.green
+        << layout.blue << " luma " << layout.luma;
 }

@@ -41,8 +41,9 @@ PackedLayout packed_layout(GstVideoFormat format) {
   return l;
 }
 
-// A dull, colourful frame: each pixel a low-contrast level with its own tint (RGB), or a
-// low-contrast luma with random chroma (YUV); every other byte, padding included, random.
+// A dull, colourful frame: each pixel a low-contrast level with its own tint (RGB, some pixels
+// black), or a low-contrast luma with random chroma (YUV); every other byte, padding included,
+// random.
 GstBuffer *colourful_frame(const GstVideoInfo &info, std::mt19937 &rng) {
   const PackedLayout l = packed_layout(GST_VIDEO_INFO_FORMAT(&info));
   std::vector<std::uint8_t> bytes(GST_VIDEO_INFO_SIZE(&info));
@@ -57,8 +58,10 @@ GstBuffer *colourful_frame(const GstVideoInfo &info, std::mt19937 &rng) {
         p[l.luma] = std::uint8_t(level);
         continue;
       }
+      // Black pixels scattered: RGB's rule for luma 0.
+      const bool black = (7 * x + 3 * y) % 29 == 0;
       for (int c : {l.red, l.green, l.blue})
-        p[c] = std::uint8_t(std::clamp(level + int(rng() % 61) - 30, 0, 255));
+        p[c] = black ? 0 : std::uint8_t(std::clamp(level + int(rng() % 61) - 30, 0, 255));
     }
   return gst_buffer_new_memdup(bytes.data(), bytes.size());
 }
