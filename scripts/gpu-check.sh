@@ -31,11 +31,11 @@ for step in "${steps[@]}"; do
       read -ra tools <<<"${SANITIZERS:-memcheck racecheck synccheck initcheck}"
       declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=12)
       declare -a pids=()
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:PackedEngineConfig.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:Layouts/PackedReports.*:PackedEngineConfig.*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant and
       # every pixel layout (with and without options, in chunks and pixel by pixel) on small
       # frames are all it needs; the engine's large frames would take it many minutes.
-      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small:*PackedEngine.ReportsCarry*small:*PackedEngine.OutOfPlace*small:PackedEngineConfig.*'
+      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small:Layouts/PackedReports.*:*PackedEngine.OutOfPlace*small:PackedEngineConfig.*'
       # initcheck: no kernel reads device memory that nothing wrote (the history, the bins).
       for tool in "${tools[@]}"; do
         case $tool in

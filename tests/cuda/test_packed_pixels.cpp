@@ -245,11 +245,15 @@ TEST_P(PackedEngine, HostAndDeviceFramesEqualTheCore) {
   }
 }
 
-// The reports the engine hands back carry the core's histogram of each frame's luma.
-TEST_P(PackedEngine, ReportsCarryTheCoresHistograms) {
-  if (!options()) GTEST_SKIP() << "the classic mapping keeps no history and makes no report";
-  if (large()) GTEST_SKIP() << "one small size shows the histograms";
-  const PixelLayout &layout = layout_case().layout;
+class PackedReports : public ::testing::TestWithParam<std::size_t> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_CUDA_DEVICE(); }
+};
+
+// The reports the engine hands back (frames that keep a history: every option) carry the core's
+// histogram of each frame's luma.
+TEST_P(PackedReports, CarryTheCoresHistograms) {
+  const PixelLayout &layout = layouts()[GetParam()].layout;
   const histeq::Params params = histeq::to_params(every_option());
   const Size size{333, 211, 0};
   const std::size_t pitch = pitch_for(layout, size);
@@ -337,6 +341,9 @@ INSTANTIATE_TEST_SUITE_P(Layouts, PackedEngine,
                                   (std::get<1>(info.param) ? "_every_option" : "_classic") +
                                   (std::get<2>(info.param) ? "_large" : "_small");
                          });
+
+INSTANTIATE_TEST_SUITE_P(Layouts, PackedReports, ::testing::Range<std::size_t>(0, 8),
+                         [](const auto &info) { return std::string(layouts()[info.param].name); });
 
 // The separate kernels and their variants take luma planes only: asked for them, a packed frame
 // is equalized by the single kernel, with the same bytes.
