@@ -7,13 +7,15 @@
 # that the bundle lacks, libgstcontroller (the options tests drive a property through a
 # GstController) and libhwy (the CPU core's SIMD). Run here; carry the folder, and source its
 # env.sh there before scripts/gpu-check.sh.
-#   scripts/bundle-gst-runtime.sh [OUTDIR]        (default .gstrt, ignored by git)
+#   GST_RUNTIME_MAKER=PATH/make-gst-runtime.sh scripts/bundle-gst-runtime.sh [OUTDIR]
+#   (OUTDIR defaults to .gstrt, ignored by git)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-.gstrt}
-maker=${GST_RUNTIME_MAKER:-../shared/device/make-gst-runtime.sh}
-if [[ ! -f $maker ]]; then
-  echo "bundle-gst-runtime: $maker not found (it comes with the GPU machine's workplace)" >&2
+maker=${GST_RUNTIME_MAKER:-}
+if [[ -z $maker || ! -f $maker ]]; then
+  echo "bundle-gst-runtime: set GST_RUNTIME_MAKER to the GPU workplace's make-gst-runtime.sh" \
+    "(now: '${maker}')" >&2
   exit 1
 fi
 bash "$maker" "$out"
