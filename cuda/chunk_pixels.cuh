@@ -69,6 +69,21 @@ __device__ __forceinline__ void count_chunk_of(unsigned *bins, bool flat, unsign
   }
 }
 
+// Counts the lumas of a chunk of RGB pixels, `flat` when they are all y[0]: then with one
+// atomic.
+template <bool kWarpVote, int kPixels>
+__device__ __forceinline__ void count_lumas(unsigned *bins, const unsigned (&y)[kPixels],
+                                            bool flat) {
+  count_chunk_of<kWarpVote>(bins, flat, y[0], unsigned(kPixels), [&] {
+    if (flat) {
+      atomicAdd(&bins[y[0]], unsigned(kPixels));
+      return;
+    }
+#pragma unroll
+    for (int p = 0; p < kPixels; ++p) atomicAdd(&bins[y[p]], 1u);
+  });
+}
+
 // What mapping needs in the block's shared memory: the LUT, one word per entry (SharedLut), and
 // for RGB the gain and headroom tables of rgb.h, filled from it.
 struct MapTables {
@@ -205,16 +220,7 @@ struct Rgb4Pixels {
   __device__ void count(unsigned *bins, const Chunk<1> &chunk) const {
     const unsigned y[4] = {luma_of(chunk.v[0].x), luma_of(chunk.v[0].y), luma_of(chunk.v[0].z),
                            luma_of(chunk.v[0].w)};
-    const bool flat = y[0] == y[1] && y[0] == y[2] && y[0] == y[3];
-    const auto count_each = [&] {
-      if (flat) {
-        atomicAdd(&bins[y[0]], 4u);
-        return;
-      }
-#pragma unroll
-      for (int k = 0; k < 4; ++k) atomicAdd(&bins[y[k]], 1u);
-    };
-    count_chunk_of<kWarpVote>(bins, flat, y[0], 4u, count_each);
+    count_lumas<kWarpVote>(bins, y, y[0] == y[1] && y[0] == y[2] && y[0] == y[3]);
   }
   __device__ Chunk<1> map(Chunk<1> chunk, const MapTables &tables) const {
 #pragma unroll
@@ -270,15 +276,7 @@ struct Rgb3Pixels {
       y[p] = luma_at(chunk, p);
       flat = flat && y[p] == y[0];
     }
-    const auto count_each = [&] {
-      if (flat) {
-        atomicAdd(&bins[y[0]], unsigned(kChunkPixels));
-        return;
-      }
-#pragma unroll
-      for (int p = 0; p < kChunkPixels; ++p) atomicAdd(&bins[y[p]], 1u);
-    };
-    count_chunk_of<kWarpVote>(bins, flat, y[0], unsigned(kChunkPixels), count_each);
+    count_lumas<kWarpVote>(bins, y, flat);
   }
   __device__ Chunk<3> map(Chunk<3> chunk, const MapTables &tables) const {
 #pragma unroll

@@ -20,6 +20,10 @@ struct PixelLayout {
   int luma = 0;                      // packed YUV: the luma byte of a pixel (0 or 1)
   int red = 0, green = 1, blue = 2;  // RGB: the byte of each channel in a pixel
   LumaMatrix matrix = luma_matrix(LumaStandard::kBt709);
+
+  HISTEQ_HOST_DEVICE std::size_t row_bytes(int width) const {
+    return std::size_t(width) * std::size_t(pixel_bytes);
+  }
 };
 
 constexpr PixelLayout packed_yuv_layout(int luma_offset) {
@@ -59,9 +63,7 @@ struct DevicePlane {
   std::size_t pitch = 0;
   PixelLayout layout = {};
 
-  HISTEQ_HOST_DEVICE std::size_t row_bytes() const {
-    return std::size_t(width) * std::size_t(layout.pixel_bytes);
-  }
+  HISTEQ_HOST_DEVICE std::size_t row_bytes() const { return layout.row_bytes(width); }
 };
 
 // True when every row starts on a 16-byte boundary, so the kernels can walk rows in 16-byte

@@ -247,18 +247,18 @@ cudaError_t FrameEngine::commit(Slot &slot, cudaError_t status) {
 }
 
 cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &frame) {
-  const std::size_t width = frame.row_bytes();
+  const std::size_t row_bytes = frame.row_bytes();
   const std::size_t height = std::size_t(frame.height);
   // Stages are packed for the copy engines (one linear copy where the device plane is packed too)
   // and keep their rows 16-byte aligned for the zero-copy kernels, so staged frames can go
   // zero-copy too.
-  queued.stage_pitch = zero_copy_ ? chunked_pitch(width) : width;
+  queued.stage_pitch = zero_copy_ ? chunked_pitch(row_bytes) : row_bytes;
 
   const PinnedView src_view = pinned_view(frame.src);
   HostPlane up{const_cast<std::uint8_t *>(frame.src), frame.src_pitch, src_view.device};
   if (!src_view.pinned) {
     HISTEQ_CUDA_TRY(queued.stage_in.reserve(queued.stage_pitch * height));
-    copy_rows(queued.stage_in.data(), queued.stage_pitch, frame.src, frame.src_pitch, width,
+    copy_rows(queued.stage_in.data(), queued.stage_pitch, frame.src, frame.src_pitch, row_bytes,
               frame.height);
     up = {queued.stage_in.data(), queued.stage_pitch, queued.stage_in.d_data};
   }
@@ -287,10 +287,10 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
     history_.forget();
     HISTEQ_CUDA_TRY(resolve_down());
     const ZeroCopyPlanes planes{
-        {static_cast<std::uint8_t *>(mapped_plane(up, width, frame.height)), frame.width,
+        {static_cast<std::uint8_t *>(mapped_plane(up, row_bytes, frame.height)), frame.width,
          frame.height, up.pitch},
         in,
-        {static_cast<std::uint8_t *>(mapped_plane(down, width, frame.height)), frame.width,
+        {static_cast<std::uint8_t *>(mapped_plane(down, row_bytes, frame.height)), frame.width,
          frame.height, down.pitch}};
     if (planes.src.data && planes.dst.data && rows_in_chunks(planes.src) &&
         rows_in_chunks(planes.dst)) {
@@ -303,15 +303,15 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
   // With the copy engines the upload goes out first: the time from a frame's arrival to its
   // upload can sit on the critical path, and the destination can wait.
   HISTEQ_CUDA_TRY(faults_.at(Fault::kCopy, submitted_));
-  HISTEQ_CUDA_TRY(copy_plane_async(slot.d_in, slot.pitch, up.h_data, up.pitch, width, height,
+  HISTEQ_CUDA_TRY(copy_plane_async(slot.d_in, slot.pitch, up.h_data, up.pitch, row_bytes, height,
                                    cudaMemcpyHostToDevice, slot.stream));
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.stream, slot.downloaded, 0));
   HISTEQ_CUDA_TRY(equalize_in_order(slot, queued, in, out, frame.range, frame.params, frame.reset));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.mapped, slot.stream));
   if (!zero_copy) HISTEQ_CUDA_TRY(resolve_down());
   HISTEQ_CUDA_TRY(cudaStreamWaitEvent(slot.down_stream, slot.mapped, 0));
-  HISTEQ_CUDA_TRY(copy_plane_async(down.h_data, down.pitch, slot.d_out, slot.pitch, width, height,
-                                   cudaMemcpyDeviceToHost, slot.down_stream));
+  HISTEQ_CUDA_TRY(copy_plane_async(down.h_data, down.pitch, slot.d_out, slot.pitch, row_bytes,
+                                   height, cudaMemcpyDeviceToHost, slot.down_stream));
   if (frame.params.keep_history)
     HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, sizeof(FrameReport),
                                     cudaMemcpyDeviceToHost, slot.down_stream));

@@ -29,13 +29,12 @@
 // the GPU runs in the device or context init() ran in (device frames must live there too).
 //
 // Only the luma plane of a host frame crosses PCIe (packed YUV and RGB: the whole frame), in one
-// of two ways (Transfer, methods.h): DMA
-// copies move it to and from the slot's device planes around the kernels (the default), or the
-// default kernels read and write the pinned host plane themselves (zero-copy, on the slot's first
-// stream, its input plane as their staging; rows that are not 16-byte aligned, and packed
-// frames, take the copy engines). The copy engines are the default because the SMs' own PCIe reads
-// and writes barely overlap with traffic the other way (bench/README.md). Pageable src/dst are
-// staged through pinned buffers (a CPU copy each way).
+// of two ways (Transfer, methods.h): DMA copies move it to and from the slot's device planes
+// around the kernels (the default), or the default kernels read and write the pinned host plane
+// themselves (zero-copy, on the slot's first stream, its input plane as their staging; rows that
+// are not 16-byte aligned, and packed frames, take the copy engines). The copy engines are the
+// default because the SMs' own PCIe reads and writes barely overlap with traffic the other way
+// (bench/README.md). Pageable src/dst are staged through pinned buffers (a CPU copy each way).
 //
 // The stream's history (smoothing, scene cuts) passes from frame to frame in submit order,
 // across slots and across paths (one DeviceHistory); only the zero-copy variant's kernels do not
@@ -74,7 +73,7 @@ struct HostFrame {
   bool reset = false;     // the stream's history restarts with this frame
   std::uint64_t tag = 0;  // handed back by wait()
 
-  std::size_t row_bytes() const { return std::size_t(width) * std::size_t(layout.pixel_bytes); }
+  std::size_t row_bytes() const { return layout.row_bytes(width); }
 };
 
 // A plane in device memory of the engine's device or context, equalized in place (its layout

@@ -114,21 +114,32 @@ __global__ void __launch_bounds__(kBlock)
   for (; at.y < plane.height; at.next()) map_item(at, nullptr);
 }
 
-// The kernel for a layout: the 4-byte RGB formats differ only in their channels' shifts, the
-// 3-byte ones in which end holds red.
-template <bool kWarpVote, bool kTone>
-const void *fused_for(const PixelLayout &layout) {
+template <class Pixels>
+struct PixelsOf {
+  using type = Pixels;
+};
+
+// Calls `f` with PixelsOf<the Pixels that walk `layout`>: the 4-byte RGB formats differ only in
+// their channels' shifts, the 3-byte ones in which end holds red.
+template <class F>
+auto with_pixels(const PixelLayout &layout, F &&f) {
   switch (layout.packing) {
     case Packing::kPackedYuv:
-      return (const void *)fused<kWarpVote, kTone, PackedYuvPixels>;
+      return f(PixelsOf<PackedYuvPixels>{});
     case Packing::kRgb:
-      if (layout.pixel_bytes == 4) return (const void *)fused<kWarpVote, kTone, Rgb4Pixels>;
-      return layout.red == 0 ? (const void *)fused<kWarpVote, kTone, Rgb3Pixels<true>>
-                             : (const void *)fused<kWarpVote, kTone, Rgb3Pixels<false>>;
+      if (layout.pixel_bytes == 4) return f(PixelsOf<Rgb4Pixels>{});
+      return layout.red == 0 ? f(PixelsOf<Rgb3Pixels<true>>{}) : f(PixelsOf<Rgb3Pixels<false>>{});
     case Packing::kLuma:
     default:
-      return (const void *)fused<kWarpVote, kTone, LumaPixels>;
+      return f(PixelsOf<LumaPixels>{});
   }
+}
+
+template <bool kWarpVote, bool kTone>
+const void *fused_for(const PixelLayout &layout) {
+  return with_pixels(layout, [](auto pixels) {
+    return (const void *)fused<kWarpVote, kTone, typename decltype(pixels)::type>;
+  });
 }
 
 const void *fused_kernel(bool warp_vote, bool tone, const PixelLayout &layout) {
@@ -137,7 +148,7 @@ const void *fused_kernel(bool warp_vote, bool tone, const PixelLayout &layout) {
 }
 
 int chunk_vectors(const PixelLayout &layout) {
-  return layout.packing == Packing::kRgb && layout.pixel_bytes == 3 ? 3 : 1;
+  return with_pixels(layout, [](auto pixels) { return decltype(pixels)::type::kVectors; });
 }
 
 }  // namespace
