@@ -180,7 +180,7 @@ DeviceContender options_contender(FrameSize size, std::ptrdiff_t pitch) {
   struct State {
     hc::DeviceEqualizer equalizer;
     unsigned long long *d_history = nullptr;  // in and out
-    hc::FrameReport *d_report = nullptr;
+    unsigned long long *d_report = nullptr;
     ~State() {
       cudaFree(d_history);
       cudaFree(d_report);
@@ -192,7 +192,8 @@ DeviceContender options_contender(FrameSize size, std::ptrdiff_t pitch) {
                           2 * 256 * sizeof(unsigned long long)),
                "cudaMalloc");
   check_engine(cudaMemset(state->d_history, 0, 2 * 256 * sizeof(unsigned long long)), "cudaMemset");
-  check_engine(cudaMalloc(reinterpret_cast<void **>(&state->d_report), sizeof(hc::FrameReport)),
+  check_engine(cudaMalloc(reinterpret_cast<void **>(&state->d_report),
+                          hc::report_words(256) * sizeof(std::uint64_t)),
                "cudaMalloc");
   DeviceContender c;
   c.name = options_name();

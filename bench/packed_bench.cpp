@@ -81,7 +81,7 @@ void check(cudaError_t status, const char *call) {
 struct Equalizer {
   hc::DeviceEqualizer equalizer;
   DeviceBuffer history = device_buffer(2 * 256 * sizeof(unsigned long long));
-  DeviceBuffer report = device_buffer(sizeof(hc::FrameReport));
+  DeviceBuffer report = device_buffer(hc::report_words(256) * sizeof(std::uint64_t));
 
   Equalizer() {
     check(equalizer.init(), "DeviceEqualizer::init");
@@ -94,7 +94,7 @@ struct Equalizer {
     auto *d_history = reinterpret_cast<unsigned long long *>(history.get());
     tone.d_history_in = d_history;
     tone.d_history_out = d_history + 256;
-    tone.d_report = reinterpret_cast<hc::FrameReport *>(report.get());
+    tone.d_report = reinterpret_cast<unsigned long long *>(report.get());
     check(equalizer.equalize(plane, histeq::full_range(8), {}, stream, tone),
           "DeviceEqualizer::equalize");
   }

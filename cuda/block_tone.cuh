@@ -129,8 +129,8 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
     const bool restarted = !followed || is_scene_cut(sums[0], params.scene_threshold);
     if (writer) {
       tone.d_history_out[t] = restarted ? now : smoothed;
-      tone.d_report->histogram[t] = count;
-      if (t == 0) tone.d_report->restarted = restarted;
+      tone.d_report[1 + t] = count;
+      if (t == 0) tone.d_report[0] = restarted;
     }
     if (!restarted && params.history_weight != 0) {
       source = smoothed;

@@ -15,6 +15,7 @@ DeviceEqualizer::~DeviceEqualizer() {
   // Destruction cannot report; the stream using this scratch must have been synchronized.
   if (lut_texture_) cudaDestroyTextureObject(lut_texture_);
   if (owns_scratch_) cudaFree(d_histograms_[0]);
+  cudaFree(deep_.d_histogram);
 }
 
 cudaError_t DeviceEqualizer::init() {
@@ -88,9 +89,20 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
       out.layout.pixel_bytes != plane.layout.pixel_bytes ||
       (out.height > 0 && out.pitch < out.row_bytes()))
     return cudaErrorInvalidValue;
-  // block_tone.cuh counts in 32-bit words.
-  if (!tone.classic() && (unsigned long long)plane.width * plane.height >> 32)
+  // block_tone.cuh and the deep kernels count in 32-bit words.
+  const bool deep = plane.layout.deep();
+  if ((deep || !tone.classic()) && (unsigned long long)plane.width * plane.height >> 32)
     return cudaErrorInvalidValue;
+  if (deep) {
+    if (!deep_.d_histogram) {
+      void *scratch = nullptr;
+      HISTEQ_CUDA_TRY(cudaMalloc(&scratch, DeepScratch::kBytes));
+      deep_.d_histogram = static_cast<unsigned *>(scratch);
+      deep_.d_lut = reinterpret_cast<std::uint16_t *>(deep_.d_histogram + kMaxLevels);
+      HISTEQ_CUDA_TRY(cudaMemsetAsync(scratch, 0, DeepScratch::kBytes, stream));
+    }
+    return launch_deep(plane, out, range, tone, deep_, sm_count_, stream);
+  }
   config = resolve(config);
   // The separate kernels and their variants walk planes of luma bytes; every other layout has
   // the single kernel.

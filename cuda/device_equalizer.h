@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// Equalizes 8-bit luma planes that the device can address, in place, on a caller's stream:
+// Equalizes frames that the device can address (8-bit luma planes; 10, 12 and 16-bit luma in
+// 16-bit words; packed YUV and RGB: device_plane.h), in place or into another plane, on a
+// caller's stream:
 //
 //   histeq::cuda::DeviceEqualizer eq;
 //   if (eq.init() != cudaSuccess) ...                   // scratch on the current device
@@ -21,6 +23,7 @@
 #include <cuda_runtime_api.h>
 
 #include "constant_lut_slot.h"
+#include "deep_kernels.h"
 #include "device_plane.h"
 #include "device_tone.h"
 #include "equalization.h"
@@ -51,11 +54,12 @@ class DeviceEqualizer {
   cudaError_t init(void *d_scratch, std::size_t scratch_bytes);
 
   // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
-  // classic one by default). Planes of any other layout than luma bytes (packed YUV, packed
-  // RGB) take the single kernel whatever `config` says; a layout the kernels do not walk
-  // (valid_layout) is cudaErrorInvalidValue. The scan variants are the classic
-  // mapping's: with options, the separate kernels build the LUT with block_tone.cuh's scan. With
-  // options a frame has fewer than 2^32 pixels (cudaErrorInvalidValue otherwise).
+  // classic one by default). Packed YUV and packed RGB take the single kernel whatever `config`
+  // says, deep luma the deep kernels (deep_kernels.h: their device bins and LUT are allocated
+  // with the first such frame); a layout the kernels do not walk (valid_layout) is
+  // cudaErrorInvalidValue. The scan variants are the classic mapping's: with options, the
+  // separate kernels build the LUT with block_tone.cuh's scan. With options, and for deep luma,
+  // a frame has fewer than 2^32 pixels (cudaErrorInvalidValue otherwise).
   cudaError_t equalize(const DevicePlane &plane, OutputRange range, KernelConfig config,
                        cudaStream_t stream, const DeviceTone &tone = {});
   // The same, counting `plane` and writing the mapped pixels to `out` (the same width and
@@ -69,7 +73,7 @@ class DeviceEqualizer {
   cudaError_t equalize_zero_copy(const ZeroCopyPlanes &planes, OutputRange range,
                                  cudaStream_t stream);
 
-  // The LUT of the last frame (device memory; valid once the stream reached it).
+  // The LUT of the last 8-bit frame (device memory; valid once the stream reached it).
   const std::uint8_t *d_lut() const { return d_lut_; }
 
  private:
@@ -86,6 +90,7 @@ class DeviceEqualizer {
   bool owns_scratch_ = false;
   cudaTextureObject_t lut_texture_ = 0;
   ConstantLutSlot constant_slot_;  // for the constant-LUT variant
+  DeepScratch deep_;               // allocated with the first deep frame
   int sm_count_ = 1;
 };
 

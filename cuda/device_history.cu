@@ -2,7 +2,6 @@
 #include "device_history.h"
 
 #include "cuda_check.h"
-#include "kernel_shape.cuh"
 
 namespace histeq::cuda {
 
@@ -15,12 +14,12 @@ cudaError_t DeviceHistory::init() {
   if (d_buffers_) return cudaErrorInitializationError;
   HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
   HISTEQ_CUDA_TRY(
-      cudaMalloc(reinterpret_cast<void **>(&d_buffers_), 2 * kLevels * sizeof(*d_buffers_)));
+      cudaMalloc(reinterpret_cast<void **>(&d_buffers_), 2 * kMaxLevels * sizeof(*d_buffers_)));
   valid_ = recorded_ = false;
   return cudaSuccess;
 }
 
-cudaError_t DeviceHistory::attach(cudaStream_t stream, DeviceTone *tone) {
+cudaError_t DeviceHistory::attach(cudaStream_t stream, int levels, DeviceTone *tone) {
   if (!d_buffers_) return cudaErrorInitializationError;
   tone->d_history_in = nullptr;
   tone->d_history_out = nullptr;
@@ -28,9 +27,11 @@ cudaError_t DeviceHistory::attach(cudaStream_t stream, DeviceTone *tone) {
     valid_ = false;
     return cudaSuccess;
   }
+  if (levels < 1 || levels > kMaxLevels) return cudaErrorInvalidValue;
   if (recorded_) HISTEQ_CUDA_TRY(cudaStreamWaitEvent(stream, written_, 0));
-  if (valid_) tone->d_history_in = d_buffers_ + current_ * kLevels;
-  tone->d_history_out = d_buffers_ + (1 - current_) * kLevels;
+  if (valid_ && levels == levels_) tone->d_history_in = d_buffers_ + current_ * kMaxLevels;
+  tone->d_history_out = d_buffers_ + (1 - current_) * kMaxLevels;
+  levels_ = levels;
   return cudaSuccess;
 }
 

@@ -5,7 +5,7 @@
 // frame's in frame order, whichever streams they run on:
 //
 //   DeviceTone tone;  tone.params = params;  tone.reset = reset;
-//   history.attach(stream, &tone);     // orders `stream` behind the last frame that kept it
+//   history.attach(stream, levels, &tone);  // orders `stream` behind the last frame that kept it
 //   ...launch the frame's kernels with tone...
 //   history.attached(stream, tone);    // marks where this frame's history is complete
 //
@@ -31,18 +31,19 @@ class DeviceHistory {
   // Allocates the buffers on the current device (or context).
   cudaError_t init();
 
-  // Fills `tone`'s history pointers for a frame on `stream` and makes the stream wait for the
-  // frame before. A frame that does not keep the history leaves none behind: the next one that
-  // keeps it starts afresh.
-  cudaError_t attach(cudaStream_t stream, DeviceTone *tone);
+  // Fills `tone`'s history pointers for a frame of `levels` levels (2^bits) on `stream` and makes
+  // the stream wait for the frame before. A frame that does not keep the history leaves none
+  // behind: the next one that keeps it starts afresh; so does one of another depth.
+  cudaError_t attach(cudaStream_t stream, int levels, DeviceTone *tone);
   // After the frame's kernels are enqueued on `stream`.
   cudaError_t attached(cudaStream_t stream, const DeviceTone &tone);
   // Forgets the history (flush, errors): the next frame restarts it.
   void forget() { valid_ = false; }
 
  private:
-  unsigned long long *d_buffers_ = nullptr;  // 2 x 256
+  unsigned long long *d_buffers_ = nullptr;  // 2 x kMaxLevels
   int current_ = 0;                          // the buffer the last frame wrote
+  int levels_ = 0;                           // of the frame that wrote it
   bool valid_ = false;                       // current_ holds the history of the frame just before
   bool recorded_ = false;          // written_ marks the kernels of the last frame that kept it
   cudaEvent_t written_ = nullptr;  // recorded after the last frame that kept the history

@@ -115,9 +115,11 @@ struct FrameEngine::Slot {
 // before) and a host frame's stages.
 struct FrameEngine::Queued {
   cudaEvent_t done = nullptr;
-  FrameReport *d_report = nullptr;
-  FrameReport *h_report = nullptr;  // pinned
-  bool reported = false;            // the frame keeps the history: h_report is its report
+  unsigned long long *d_report = nullptr;  // report_words(report_capacity) words
+  unsigned long long *h_report = nullptr;  // pinned, as many
+  int report_capacity = 0;                 // levels
+  int levels = 0;                          // of the frame
+  bool reported = false;                   // the frame keeps the history: h_report is its report
   std::uint64_t tag = 0;
   PinnedStage stage_in;
   PinnedStage stage_out;
@@ -133,6 +135,21 @@ struct FrameEngine::Queued {
     cudaFree(d_report);
     free_pinned(h_report);
   }
+  // Room for the report of a frame of `frame_levels` levels; the queued frame is not in flight.
+  cudaError_t reserve_report(int frame_levels) {
+    levels = frame_levels;
+    if (frame_levels <= report_capacity) return cudaSuccess;
+    HISTEQ_CUDA_TRY(cudaFree(d_report));
+    HISTEQ_CUDA_TRY(free_pinned(h_report));
+    d_report = h_report = nullptr;
+    report_capacity = 0;
+    const std::size_t bytes = report_words(frame_levels) * sizeof(*d_report);
+    HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&d_report), bytes));
+    HISTEQ_CUDA_TRY(allocate_pinned(bytes, reinterpret_cast<void **>(&h_report)));
+    report_capacity = frame_levels;
+    return cudaSuccess;
+  }
+  std::size_t report_bytes() const { return report_words(levels) * sizeof(*h_report); }
 };
 
 FrameEngine::FrameEngine() = default;
@@ -162,13 +179,7 @@ cudaError_t FrameEngine::init(int depth, KernelConfig config, Transfer transfer)
   for (int i = 0; i < 2 * depth; ++i) {
     auto queued = std::make_unique<Queued>();
     HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&queued->done, cudaEventDisableTiming));
-    HISTEQ_CUDA_TRY(
-        cudaMalloc(reinterpret_cast<void **>(&queued->d_report), sizeof(*queued->d_report)));
-    // The report is copied whole, its padding too: defined from the start (compute-sanitizer's
-    // initcheck).
-    HISTEQ_CUDA_TRY(cudaMemset(queued->d_report, 0, sizeof(*queued->d_report)));
-    HISTEQ_CUDA_TRY(
-        allocate_pinned(sizeof(FrameReport), reinterpret_cast<void **>(&queued->h_report)));
+    HISTEQ_CUDA_TRY(queued->reserve_report(PixelLayout{}.levels()));
     queued_.push_back(std::move(queued));
   }
   return history_.init();
@@ -215,6 +226,11 @@ cudaError_t FrameEngine::submit(const HostFrame &frame) {
   queued.tag = frame.tag;
   queued.reported = frame.params.keep_history;
   queued.staged = frame;
+  const cudaError_t reserved = queued.reserve_report(frame.layout.levels());
+  if (reserved != cudaSuccess) {
+    ++submitted_;
+    return reserved;
+  }
   return commit(slot, enqueue(slot, queued, frame));
 }
 
@@ -230,6 +246,11 @@ cudaError_t FrameEngine::submit(const DeviceFrame &frame) {
   queued.tag = frame.tag;
   queued.reported = frame.params.keep_history;
   queued.staged_out = false;
+  const cudaError_t reserved = queued.reserve_report(plane.layout.levels());
+  if (reserved != cudaSuccess) {
+    ++submitted_;
+    return reserved;
+  }
   return commit(slot, enqueue(slot, queued, frame));
 }
 
@@ -280,9 +301,9 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
 
   const DevicePlane in{slot.d_in, frame.width, frame.height, slot.pitch, frame.layout};
   const DevicePlane out{slot.d_out, frame.width, frame.height, slot.pitch, frame.layout};
-  // The zero-copy kernels take luma planes with the classic mapping.
-  const bool zero_copy =
-      zero_copy_ && frame.params.is_classic() && frame.layout.packing == Packing::kLuma;
+  // The zero-copy kernels take 8-bit luma planes with the classic mapping.
+  const bool zero_copy = zero_copy_ && frame.params.is_classic() &&
+                         frame.layout.packing == Packing::kLuma && !frame.layout.deep();
   if (zero_copy) {
     history_.forget();
     HISTEQ_CUDA_TRY(resolve_down());
@@ -313,7 +334,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const HostFrame &fr
   HISTEQ_CUDA_TRY(copy_plane_async(down.h_data, down.pitch, slot.d_out, slot.pitch, row_bytes,
                                    height, cudaMemcpyDeviceToHost, slot.down_stream));
   if (frame.params.keep_history)
-    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, sizeof(FrameReport),
+    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, queued.report_bytes(),
                                     cudaMemcpyDeviceToHost, slot.down_stream));
   HISTEQ_CUDA_TRY(cudaEventRecord(slot.downloaded, slot.down_stream));
   return cudaEventRecord(queued.done, slot.down_stream);
@@ -325,7 +346,7 @@ cudaError_t FrameEngine::enqueue(Slot &slot, Queued &queued, const DeviceFrame &
   HISTEQ_CUDA_TRY(equalize_in_order(slot, queued, frame.plane, frame.plane, frame.range,
                                     frame.params, frame.reset));
   if (frame.params.keep_history)
-    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, sizeof(FrameReport),
+    HISTEQ_CUDA_TRY(cudaMemcpyAsync(queued.h_report, queued.d_report, queued.report_bytes(),
                                     cudaMemcpyDeviceToHost, slot.stream));
   return cudaEventRecord(queued.done, slot.stream);
 }
@@ -337,7 +358,7 @@ cudaError_t FrameEngine::equalize_in_order(Slot &slot, Queued &queued, const Dev
   tone.params = params;
   tone.reset = reset;
   tone.d_report = queued.d_report;
-  HISTEQ_CUDA_TRY(history_.attach(slot.stream, &tone));
+  HISTEQ_CUDA_TRY(history_.attach(slot.stream, in.layout.levels(), &tone));
   HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, range, config_, slot.stream, tone));
   return history_.attached(slot.stream, tone);
@@ -348,10 +369,11 @@ cudaError_t FrameEngine::wait(std::uint64_t *tag, FrameReport *report) {
   Queued &queued = *queued_[oldest_];
   const cudaError_t status = cudaEventSynchronize(queued.done);
   if (report) {
+    report->histogram.clear();
+    report->restarted = false;
     if (status == cudaSuccess && queued.reported) {
-      *report = *queued.h_report;
-    } else {
-      *report = FrameReport{};
+      report->restarted = queued.h_report[0] != 0;
+      report->histogram.assign(queued.h_report + 1, queued.h_report + 1 + queued.levels);
     }
   }
   if (status == cudaSuccess && queued.staged_out) {

@@ -111,7 +111,7 @@ class FrameEngine {
   cudaError_t submit(const DeviceFrame &frame);
   // Blocks until the oldest frame, of either path, is done (a host frame back in its dst, a
   // device frame equalized); returns its tag and, when `report` is given and the frame kept the
-  // history, its report (else report->restarted is 0 and the histogram zero). The frame is
+  // history, its report (else report->restarted is false and the histogram empty). The frame is
   // handed back even on an error.
   cudaError_t wait(std::uint64_t *tag, FrameReport *report = nullptr);
   // Waits for every frame in flight and forgets them and the history (flush).

@@ -46,8 +46,10 @@ histeq::cuda::PixelLayout pixel_layout(const GstVideoInfo *info, histeq::LumaMat
                                       int(GST_VIDEO_FORMAT_INFO_POFFSET(finfo, GST_VIDEO_COMP_B)),
                                       matrix);
     case HistEqPacking::kLumaPlane:
-    default:
-      return histeq::cuda::PixelLayout{};
+    default: {
+      const histeq::SampleLayout sample = histeq_sample_layout(info);
+      return sample.bits > 8 ? histeq::cuda::deep_luma_layout(sample) : histeq::cuda::PixelLayout{};
+    }
   }
 }
 

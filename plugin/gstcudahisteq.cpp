@@ -18,7 +18,6 @@
 #include "frame_engine.h"
 #include "frame_qos.h"
 #include "luma_frame.h"
-#include "luma_histogram.h"
 #include "output_queue.h"
 #include "output_task.h"
 #include "pinned_allocator.h"
@@ -60,8 +59,8 @@ class ElementFinisher final : public FrameFinisher {
   }
   void post_statistics(const PendingFrame &frame,
                        const histeq::cuda::FrameReport &report) override {
-    gst_hist_eq_base_post_statistics(element_, frame.settings, report.histogram, histeq::kLevels8,
-                                     report.restarted != 0);
+    gst_hist_eq_base_post_statistics(element_, frame.settings, report.histogram.data(),
+                                     int(report.histogram.size()), report.restarted);
   }
 
  private:
@@ -701,23 +700,25 @@ static void gst_cuda_hist_eq_class_init(GstCudaHistEqClass *klass) {
   g_object_class_install_property(
       gobject_class, PROP_HISTOGRAM_METHOD,
       g_param_spec_enum("histogram-method", "Histogram method",
-                        "How the luma histogram of a luma plane is counted on the GPU (auto = the "
-                        "fastest on the benchmark; packed YUV and RGB always take the single "
-                        "kernel)",
+                        "How the histogram of an 8-bit luma plane is counted on the GPU (auto = "
+                        "the fastest on the benchmark; packed YUV and RGB always take the single "
+                        "kernel, 10 to 16-bit luma its own kernels)",
                         gst_cuda_hist_eq_histogram_method_get_type(),
                         int(histeq::cuda::HistogramMethod::kAuto), flags));
   g_object_class_install_property(
       gobject_class, PROP_SCAN_METHOD,
       g_param_spec_enum("scan-method", "Scan method",
-                        "How the histogram of a luma plane is prefix-summed into the CDF (auto = "
-                        "the fastest on the benchmark; packed YUV and RGB always take the single "
-                        "kernel)",
+                        "How the histogram of an 8-bit luma plane is prefix-summed into the CDF "
+                        "(auto = the fastest on the benchmark; packed YUV and RGB always take the "
+                        "single kernel, 10 to 16-bit luma its own kernels)",
                         gst_cuda_hist_eq_scan_method_get_type(),
                         int(histeq::cuda::ScanMethod::kAuto), flags));
 
-  histeq_add_pad_templates(
-      element_class, HISTEQ_LUMA_FORMATS ", " HISTEQ_PACKED_YUV_FORMATS ", " HISTEQ_RGB_FORMATS,
-      GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
+  histeq_add_pad_templates(element_class,
+                           HISTEQ_LUMA_FORMATS ", " HISTEQ_DEEP_LUMA_FORMATS
+                                               ", " HISTEQ_PACKED_YUV_FORMATS
+                                               ", " HISTEQ_RGB_FORMATS,
+                           GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY);
   element_class->set_context = gst_cuda_hist_eq_set_context;
   gst_element_class_set_static_metadata(
       element_class, "CUDA histogram equalization", "Filter/Effect/Video/Hardware",

@@ -269,7 +269,8 @@ TEST_P(PackedReports, CarryTheCoresHistograms) {
     FrameReport report;
     std::uint64_t tag = 0;
     ASSERT_CUDA(engine.wait(&tag, &report));
-    EXPECT_TRUE(std::equal(histograms[tag].begin(), histograms[tag].end(), report.histogram))
+    EXPECT_TRUE(std::equal(histograms[tag].begin(), histograms[tag].end(), report.histogram.begin(),
+                           report.histogram.end()))
         << "frame " << tag;
     ++reported;
   };
@@ -305,14 +306,14 @@ TEST_P(PackedEngine, OutOfPlaceCopiesTheOtherBytesOfEachPixel) {
     ASSERT_CUDA(equalizer.init());
     histeq::cuda::DeviceHistory history;
     ASSERT_CUDA(history.init());
-    DeviceBytes report(sizeof(FrameReport));
+    DeviceBytes report(histeq::cuda::report_words(256) * sizeof(std::uint64_t));
     histeq::cuda::DeviceTone tone;
     tone.params = params;
     tone.reset = true;
-    tone.d_report = reinterpret_cast<FrameReport *>(report.data);
+    tone.d_report = reinterpret_cast<unsigned long long *>(report.data);
     const DevicePlane in_plane{in.data, size.width, size.height, pitch, layout};
     const DevicePlane out_plane{out.data, size.width, size.height, pitch, layout};
-    ASSERT_CUDA(history.attach(nullptr, &tone));
+    ASSERT_CUDA(history.attach(nullptr, layout.levels(), &tone));
     ASSERT_CUDA(equalizer.equalize(in_plane, out_plane, histeq::full_range(8), {}, nullptr, tone));
     ASSERT_CUDA(history.attached(nullptr, tone));
     ASSERT_CUDA(cudaDeviceSynchronize());

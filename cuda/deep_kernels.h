@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Equalization of 10, 12 and 16-bit luma in 16-bit words (PixelLayout::deep()), one bin per
+// level (2^bits), in three launches on one stream, each templated on the depth:
+//   count  the histogram: per-block shared bins merged into the device bins at 10 and 12 bits;
+//          at 16 bits the 65536 bins do not fit a block's shared memory and are counted in the
+//          device bins directly;
+//   tone   one block builds the LUT with the options of tone.params (core/tone_steps.h, the
+//          steps DeepCpuEqualizer takes), writes the history and the report, and leaves the
+//          device bins zero for the next frame;
+//   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory up to 12 bits
+//          and read through the read-only cache at 16.
+// Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+#include "device_plane.h"
+#include "device_tone.h"
+#include "equalization.h"
+
+namespace histeq::cuda {
+
+// A frame's device bins and LUT, sized for the deepest samples; the bins are zero between frames.
+struct DeepScratch {
+  static constexpr std::size_t kBytes =
+      std::size_t(kMaxLevels) * (sizeof(unsigned) + sizeof(std::uint16_t));
+  unsigned *d_histogram = nullptr;
+  std::uint16_t *d_lut = nullptr;
+};
+
+// Enqueues the three kernels for `plane` (a deep layout, checked by the caller) into `out` (the
+// same size; may be `plane`) on `stream`.
+cudaError_t launch_deep(const DevicePlane &plane, const DevicePlane &out, OutputRange range,
+                        const DeviceTone &tone, const DeepScratch &scratch, int sm_count,
+                        cudaStream_t stream);
+
+}  // namespace histeq::cuda
