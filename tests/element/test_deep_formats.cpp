@@ -1,39 +1,38 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// histeq on 10, 12 and 16-bit formats: the luma equalized at its own depth with one bin per
-// level (the core's DeepCpuEqualizer, bit for bit), both ranges, every option, MSB-aligned
-// formats' low bits zero, chroma and padding untouched, statistics with 2^bits bins.
-// cudahisteq does not take these formats yet: its caps refuse them.
+// Both elements on 10, 12 and 16-bit formats: the luma equalized at its own depth with one bin
+// per level (the core's DeepCpuEqualizer on a copy of the input, bit for bit), both ranges, with
+// the defaults and with every option, MSB-aligned formats' low bits zero, chroma and padding
+// untouched, statistics of 2^bits bins holding the core's histogram; only a crop rectangle
+// rewritten; a 4K frame. Both elements' templates take every deep format, cudahisteq's in CUDA
+// memory too. cudahisteq's cases skip without a GPU.
 #include <algorithm>
 #include <cstdint>
 #include <random>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
 #include "cpu_equalizer.h"
+#include "element_availability.h"
 #include "luma_frame.h"
 #include "video_frames.h"
 
 namespace {
 
 // A frame whose luma is a gradient over about 40% of the format's levels with noise, written as
-// the format keeps its words; every other byte a pattern.
+// the format keeps its words; every other byte, padding and gaps included, random.
 GstBuffer *deep_frame(const GstVideoInfo &info, std::mt19937 &rng) {
-  GstBuffer *buffer = gst_buffer_new_allocate(nullptr, GST_VIDEO_INFO_SIZE(&info), nullptr);
+  std::vector<std::uint8_t> bytes(GST_VIDEO_INFO_SIZE(&info));
+  for (auto &b : bytes) b = std::uint8_t(rng());
+  GstBuffer *buffer = gst_buffer_new_memdup(bytes.data(), bytes.size());
   GstVideoFrame frame;
   gst_video_frame_map(&frame, &info, buffer, GST_MAP_WRITE);
   const histeq::SampleLayout layout = histeq_sample_layout(&info);
   const double top = double(layout.levels() - 1);
-  for (guint p = 0; p < GST_VIDEO_FRAME_N_PLANES(&frame); ++p) {
-    auto *data = static_cast<std::uint8_t *>(GST_VIDEO_FRAME_PLANE_DATA(&frame, p));
-    const int stride = GST_VIDEO_FRAME_PLANE_STRIDE(&frame, p);
-    const int rows = GST_VIDEO_FRAME_COMP_HEIGHT(&frame, p);
-    for (int y = 0; y < rows; ++y)
-      for (int x = 0; x < stride; ++x) data[y * stride + x] = std::uint8_t(rng());
-  }
   const histeq::LumaPlane16 luma = histeq_luma_plane16(&frame);
   for (int y = 0; y < luma.height; ++y) {
     for (int x = 0; x < luma.width; ++x) {
@@ -53,43 +52,83 @@ std::vector<std::uint16_t> words(const std::vector<std::uint8_t> &bytes) {
   return out;
 }
 
-using DeepCase = std::tuple<GstVideoFormat, GstVideoColorRange>;
+// Where two sample vectors first differ, for a failure message that does not print them whole.
+template <typename T>
+std::string first_difference(const std::vector<T> &actual, const std::vector<T> &expected) {
+  if (actual.size() != expected.size())
+    return std::to_string(actual.size()) + " samples, expected " + std::to_string(expected.size());
+  const auto at = std::mismatch(actual.begin(), actual.end(), expected.begin());
+  if (at.first == actual.end()) return "none";
+  return "sample " + std::to_string(at.first - actual.begin()) + " is " +
+         std::to_string(*at.first) + ", expected " + std::to_string(*at.second);
+}
 
-class DeepFormats : public ::testing::TestWithParam<DeepCase> {};
+// The counts of a statistics message's "histogram" array.
+std::vector<std::uint64_t> posted_histogram(const GstStructure *s) {
+  std::vector<std::uint64_t> counts;
+  const GValue *array = gst_structure_get_value(s, "histogram");
+  if (!array || !GST_VALUE_HOLDS_ARRAY(array)) return counts;
+  for (guint i = 0; i < gst_value_array_get_size(array); ++i)
+    counts.push_back(g_value_get_uint64(gst_value_array_get_value(array, i)));
+  return counts;
+}
 
-}  // namespace
+constexpr GstVideoFormat kDeepFormats[] = {
+    GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_I420_12LE,
+    GST_VIDEO_FORMAT_I422_10LE, GST_VIDEO_FORMAT_I422_12LE, GST_VIDEO_FORMAT_Y444_10LE,
+    GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE, GST_VIDEO_FORMAT_P010_10LE,
+    GST_VIDEO_FORMAT_P012_LE,   GST_VIDEO_FORMAT_P016_LE};
 
-TEST_P(DeepFormats, LumaIsEqualizedAtItsOwnDepthByHistEq) {
-  const auto [format, color_range] = GetParam();
-  const GstVideoInfo info = video_info(format, 161, 97, color_range);
-  const histeq::SampleLayout layout = histeq_sample_layout(&info);
+constexpr const char *kElements[] = {"histeq", "cudahisteq"};
+
+// The element's defaults, or every option it has for luma planes (CLAHE, which cudahisteq does
+// not do, is test_clahe.cpp's), statistics included.
+enum class Options { kDefaults, kEvery };
+
+histeq::Settings settings_of(Options options) {
   histeq::Settings settings;
-  settings.strength = 0.9;
-  settings.clip_limit = 2;
-  settings.smoothing = 5;
-  settings.statistics = true;
-  GstHarness *h = gst_harness_new("histeq");
-  g_object_set(h->element, "strength", settings.strength, "clip-limit", settings.clip_limit,
-               "smoothing", settings.smoothing, "post-messages", TRUE, nullptr);
+  if (options == Options::kEvery) {
+    settings.strength = 0.9;
+    settings.clip_limit = 2;
+    settings.smoothing = 5;
+    settings.scene_threshold = 0.4;
+    settings.statistics = true;
+  }
+  return settings;
+}
+
+// Pushes `frames` frames of `info` through `element` with `options` and checks each: its luma is
+// the core's on a copy of the input, with the stream's history; MSB-aligned words keep their low
+// bits zero; chroma and padding are as they came; with statistics, one message per frame of
+// 2^bits bins holding the core's histogram of the frame, else none.
+void expect_equalized_as_the_core(const char *element, const GstVideoInfo &info, Options options,
+                                  int frames, unsigned seed) {
+  const histeq::Settings settings = settings_of(options);
+  const histeq::SampleLayout layout = histeq_sample_layout(&info);
+  const int width = GST_VIDEO_INFO_WIDTH(&info), height = GST_VIDEO_INFO_HEIGHT(&info);
+  GstHarness *h = gst_harness_new(element);
+  if (options == Options::kEvery)
+    g_object_set(h->element, "strength", settings.strength, "clip-limit", settings.clip_limit,
+                 "smoothing", settings.smoothing, "scene-threshold", settings.scene_threshold,
+                 "post-messages", gboolean(settings.statistics), nullptr);
   GstBus *bus = gst_bus_new();
   gst_element_set_bus(h->element, bus);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   histeq::DeepCpuEqualizer reference(1, layout);
-  std::mt19937 rng{unsigned(format)};
-  for (int i = 0; i < 3; ++i) {
+  std::mt19937 rng{seed};
+  for (int i = 0; i < frames; ++i) {
+    SCOPED_TRACE("frame " + std::to_string(i));
     GstBuffer *input = deep_frame(info, rng);
     const auto before = visible_planes(info, input);
     const auto padding = padding_bytes(info, input);
+    auto expected = words(before[0]);
+    reference.equalize(histeq::LumaPlane16{expected.data(), width, height, width * 2},
+                       histeq_output_range(&info), histeq::to_params(settings), i == 0);
     GstBuffer *output = gst_harness_push_and_pull(h, input);
     ASSERT_NE(output, nullptr);
     const auto after = visible_planes(info, output);
-    auto expected = words(before[0]);
-    reference.equalize(
-        histeq::LumaPlane16{expected.data(), GST_VIDEO_INFO_WIDTH(&info),
-                            GST_VIDEO_INFO_HEIGHT(&info), GST_VIDEO_INFO_WIDTH(&info) * 2},
-        histeq_output_range(&info), histeq::to_params(settings), i == 0);
     const auto out = words(after[0]);
-    ASSERT_EQ(out, expected) << "frame " << i;
+    ASSERT_TRUE(out == expected) << first_difference(out, expected);
     const std::uint16_t low_bits = std::uint16_t((1u << layout.shift) - 1);
     std::set<std::uint16_t> levels;
     for (std::uint16_t word : out) {
@@ -97,14 +136,29 @@ TEST_P(DeepFormats, LumaIsEqualizedAtItsOwnDepthByHistEq) {
       levels.insert(std::uint16_t(word >> layout.shift));
     }
     EXPECT_GT(levels.size(), 256u) << "more levels than 8 bits have";
-    for (std::size_t p = 1; p < before.size(); ++p) EXPECT_EQ(after[p], before[p]) << p;
-    EXPECT_EQ(padding_bytes(info, output), padding);
+    for (std::size_t p = 1; p < before.size(); ++p)
+      EXPECT_TRUE(after[p] == before[p]) << "plane " << p << " changed";
+    EXPECT_TRUE(padding_bytes(info, output) == padding) << "padding changed";
     gst_buffer_unref(output);
     GstMessage *message = gst_bus_pop_filtered(bus, GST_MESSAGE_ELEMENT);
+    if (!settings.statistics) {
+      EXPECT_EQ(message, nullptr) << "statistics without post-messages";
+      if (message) gst_message_unref(message);
+      continue;
+    }
     ASSERT_NE(message, nullptr);
+    const GstStructure *s = gst_message_get_structure(message);
     guint bins = 0;
-    gst_structure_get_uint(gst_message_get_structure(message), "bins", &bins);
+    gst_structure_get_uint(s, "bins", &bins);
     EXPECT_EQ(bins, layout.levels());
+    guint64 pixels = 0;
+    gst_structure_get_uint64(s, "pixels", &pixels);
+    EXPECT_EQ(pixels, guint64(width) * guint64(height));
+    const std::vector<std::uint64_t> histogram = posted_histogram(s);
+    EXPECT_EQ(histogram.size(), std::size_t(layout.levels()));
+    EXPECT_TRUE(histogram == reference.histogram())
+        << "the posted histogram differs from the core's: "
+        << first_difference(histogram, reference.histogram());
     gst_message_unref(message);
   }
   gst_bus_set_flushing(bus, TRUE);
@@ -113,51 +167,52 @@ TEST_P(DeepFormats, LumaIsEqualizedAtItsOwnDepthByHistEq) {
   gst_harness_teardown(h);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Formats, DeepFormats,
-    ::testing::Combine(::testing::Values(GST_VIDEO_FORMAT_GRAY16_LE, GST_VIDEO_FORMAT_I420_10LE,
-                                         GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_I422_10LE,
-                                         GST_VIDEO_FORMAT_I422_12LE, GST_VIDEO_FORMAT_Y444_10LE,
-                                         GST_VIDEO_FORMAT_Y444_12LE, GST_VIDEO_FORMAT_Y444_16LE,
-                                         GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_P012_LE,
-                                         GST_VIDEO_FORMAT_P016_LE),
-                       ::testing::Values(GST_VIDEO_COLOR_RANGE_0_255,
-                                         GST_VIDEO_COLOR_RANGE_16_235)),
-    [](const auto &info) {
-      return std::string(gst_video_format_to_string(std::get<0>(info.param))) +
-             (std::get<1>(info.param) == GST_VIDEO_COLOR_RANGE_16_235 ? "_limited" : "_full");
-    });
+using DeepCase = std::tuple<const char *, GstVideoFormat, GstVideoColorRange, Options>;
 
-TEST(DeepFormats, LimitedRangeScalesWithTheDepth) {
-  const GstVideoInfo ten =
-      video_info(GST_VIDEO_FORMAT_P010_10LE, 16, 16, GST_VIDEO_COLOR_RANGE_16_235);
-  EXPECT_EQ(histeq_output_range(&ten).lo, 64u);
-  EXPECT_EQ(histeq_output_range(&ten).hi, 940u);
-  const GstVideoInfo sixteen = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 16, 16);
-  EXPECT_EQ(histeq_output_range(&sixteen).hi, 65535u);
-  EXPECT_EQ(histeq_sample_layout(&ten).shift, 6);
+class DeepFormats : public ::testing::TestWithParam<DeepCase> {
+ protected:
+  void SetUp() override { SKIP_UNLESS_RUNS(std::string(std::get<0>(GetParam()))); }
+};
+
+std::string deep_case_name(const ::testing::TestParamInfo<DeepCase> &info) {
+  const auto [element, format, range, options] = info.param;
+  return std::string(element) + "_" + gst_video_format_to_string(format) +
+         (range == GST_VIDEO_COLOR_RANGE_16_235 ? "_limited" : "_full") +
+         (options == Options::kEvery ? "_every_option" : "_defaults");
 }
 
-// Until its kernels take 16-bit words, cudahisteq's caps refuse these formats: negotiation
-// fails instead of frames being cut to 8 bits.
-TEST(DeepFormats, CudaHistEqRefusesThemForNow) {
-  GstElementFactory *factory = gst_element_factory_find("cudahisteq");
-  if (!factory) GTEST_SKIP() << "cudahisteq is not built here";
-  GstElement *element = gst_element_factory_create(factory, nullptr);
-  GstPad *sink = gst_element_get_static_pad(element, "sink");
-  GstCaps *caps = gst_caps_from_string("video/x-raw,format=P010_10LE,width=16,height=16");
-  GstCaps *template_caps = gst_pad_get_pad_template_caps(sink);
-  EXPECT_FALSE(gst_caps_can_intersect(caps, template_caps));
-  gst_caps_unref(template_caps);
-  gst_caps_unref(caps);
-  gst_object_unref(sink);
-  gst_object_unref(element);
-  gst_object_unref(factory);
+class DeepElement : public ::testing::TestWithParam<const char *> {
+ protected:
+  void SetUp() override { SKIP_UNLESS_RUNS(std::string(GetParam())); }
+};
+
+}  // namespace
+
+// Three frames at an odd size, each as the core makes it.
+TEST_P(DeepFormats, LumaIsEqualizedAtItsOwnDepthAsTheCore) {
+  const auto [element, format, range, options] = GetParam();
+  expect_equalized_as_the_core(element, video_info(format, 161, 97, range), options, 3,
+                               unsigned(format));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, DeepFormats,
+    ::testing::Combine(::testing::ValuesIn(kElements), ::testing::ValuesIn(kDeepFormats),
+                       ::testing::Values(GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_RANGE_16_235),
+                       ::testing::Values(Options::kDefaults, Options::kEvery)),
+    deep_case_name);
+
+// 10-bit limited-range frames at 4K, as NVDEC hands them, with every option: the GPU's counts
+// merged from many blocks and its map over a full-size frame.
+TEST_P(DeepElement, A4KFrameEqualsTheCore) {
+  expect_equalized_as_the_core(
+      GetParam(), video_info(GST_VIDEO_FORMAT_P010_10LE, 3840, 2160, GST_VIDEO_COLOR_RANGE_16_235),
+      Options::kEvery, 2, 11);
 }
 
 // A crop rectangle on a 16-bit format: its x counts samples of two bytes each. Only the
 // rectangle is counted and rewritten.
-TEST(DeepFormats, OnlyTheCropRectangleIsEqualized) {
+TEST_P(DeepElement, OnlyTheCropRectangleIsEqualized) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_P010_10LE, 97, 61);
   const histeq::SampleLayout layout = histeq_sample_layout(&info);
   const CropRect r{13, 7, 50, 31};
@@ -165,7 +220,7 @@ TEST(DeepFormats, OnlyTheCropRectangleIsEqualized) {
   GstBuffer *input = deep_frame(info, rng);
   add_crop(input, r);
   const auto before = words(visible_planes(info, input)[0]);
-  GstHarness *h = gst_harness_new("histeq");
+  GstHarness *h = gst_harness_new(GetParam());
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   GstBuffer *output = gst_harness_push_and_pull(h, input);
   ASSERT_NE(output, nullptr);
@@ -183,4 +238,50 @@ TEST(DeepFormats, OnlyTheCropRectangleIsEqualized) {
   EXPECT_EQ(after, expected);
   gst_buffer_unref(output);
   gst_harness_teardown(h);
+}
+
+INSTANTIATE_TEST_SUITE_P(Elements, DeepElement, ::testing::ValuesIn(kElements),
+                         [](const auto &info) { return std::string(info.param); });
+
+TEST(DeepFormatRange, LimitedRangeScalesWithTheDepth) {
+  const GstVideoInfo ten =
+      video_info(GST_VIDEO_FORMAT_P010_10LE, 16, 16, GST_VIDEO_COLOR_RANGE_16_235);
+  EXPECT_EQ(histeq_output_range(&ten).lo, 64u);
+  EXPECT_EQ(histeq_output_range(&ten).hi, 940u);
+  const GstVideoInfo sixteen = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 16, 16);
+  EXPECT_EQ(histeq_output_range(&sixteen).hi, 65535u);
+  EXPECT_EQ(histeq_sample_layout(&ten).shift, 6);
+}
+
+// Both elements' sink and src templates take every deep format in system memory, and
+// cudahisteq's in CUDA memory too (NVDEC's P010_10LE stays on the GPU).
+TEST(DeepFormatCaps, BothElementsTakeEveryDeepFormat) {
+  for (const char *name : kElements) {
+    GstElementFactory *factory = gst_element_factory_find(name);
+    if (!factory) {
+      EXPECT_STREQ(name, "cudahisteq") << "histeq is always built";
+      continue;
+    }
+    const bool in_cuda_memory = std::string(name) == "cudahisteq";
+    int pads = 0;
+    for (const GList *l = gst_element_factory_get_static_pad_templates(factory); l; l = l->next) {
+      auto *pad = static_cast<GstStaticPadTemplate *>(l->data);
+      GstCaps *template_caps = gst_static_pad_template_get_caps(pad);
+      for (GstVideoFormat format : kDeepFormats) {
+        const GstVideoInfo info = video_info(format, 16, 16);
+        GstCaps *caps = gst_video_info_to_caps(&info);
+        EXPECT_TRUE(gst_caps_can_intersect(caps, template_caps))
+            << name << " " << pad->name_template << " " << gst_video_format_to_string(format);
+        gst_caps_set_features_simple(caps, gst_caps_features_new("memory:CUDAMemory", nullptr));
+        EXPECT_EQ(bool(gst_caps_can_intersect(caps, template_caps)), in_cuda_memory)
+            << name << " " << pad->name_template << " " << gst_video_format_to_string(format)
+            << " in CUDA memory";
+        gst_caps_unref(caps);
+      }
+      gst_caps_unref(template_caps);
+      ++pads;
+    }
+    EXPECT_EQ(pads, 2) << name;
+    gst_object_unref(factory);
+  }
 }
