@@ -3,7 +3,8 @@
 # Makes the relocatable GStreamer bundle for the GPU machine with the GPU workplace's own
 # make-gst-runtime.sh (GST_RUNTIME_MAKER names it), then adds what the main job
 # (pipelines/equalize-sample) and the tests use beyond it: videofilter (videobalance),
-# compositor and png (pngenc), videocrop (the crop-metadata tests), with the libraries they need
+# compositor and png (pngenc), videocrop (the crop-metadata tests), x265 (the 10-bit HEVC clips
+# that the NVDEC Main10 test decodes), with the libraries they need
 # that the bundle lacks, libgstcontroller (the options tests drive a property through a
 # GstController) and libhwy (the CPU core's SIMD). Run here; carry the folder, and source its
 # env.sh there before scripts/gpu-check.sh.
@@ -20,7 +21,7 @@ if [[ -z $maker || ! -f $maker ]]; then
 fi
 bash "$maker" "$out"
 plugins=$(pkg-config --variable=pluginsdir gstreamer-1.0)
-for plugin in videofilter compositor png videocrop; do
+for plugin in videofilter compositor png videocrop x265; do
   cp "$plugins/libgst$plugin.so" "$out/lib/gstreamer-1.0/"
   # glibc, libstdc++ and libgcc stay behind, as make-gst-runtime.sh leaves them: the GPU
   # machine has its own.
@@ -36,4 +37,4 @@ done
 cp -L "$(pkg-config --variable=libdir gstreamer-controller-1.0)/libgstcontroller-1.0.so.0" "$out/lib/"
 # The CPU core's SIMD library, which the plugin, the tests and the benchmarks link.
 cp -L "$(pkg-config --variable=libdir libhwy)/libhwy.so.1" "$out/lib/"
-echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png, videocrop, libgstcontroller, libhwy)"
+echo "bundle-gst-runtime: $out ready (plus videofilter, compositor, png, videocrop, x265, libgstcontroller, libhwy)"

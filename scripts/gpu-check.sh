@@ -4,7 +4,7 @@
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
 # The element, leaks, soak, pipeline and mainjob steps need GStreamer there: carry .gstrt as
 # well, made here by scripts/bundle-gst-runtime.sh.
-#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|packed-bench|shapes|pipeline|mainjob|two-gpus|cpu-bench]...
+#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|format-bench|shapes|pipeline|mainjob|two-gpus|cpu-bench]...
 # (default: all but two-gpus, which needs a machine of two GPUs, and cpu-bench, which needs
 # .cvrt from scripts/bundle-opencv-runtime.sh carried instead of .gstrt)
 set -uo pipefail
@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 out=${OUT:-out}
 mkdir -p "$out"
 steps=("$@")
-((${#steps[@]})) || steps=(tests sanitize element leaks soak bench packed-bench shapes pipeline mainjob)
+((${#steps[@]})) || steps=(tests sanitize element leaks soak bench format-bench shapes pipeline mainjob)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
@@ -122,9 +122,9 @@ for step in "${steps[@]}"; do
         echo "bench: build/bench/histeq-bench not built"
       fi
       ;;
-    packed-bench)
-      # Packed YUV and RGB beside their copy and PCIe floors, at 4K.
-      ./build/bench/histeq-packed-bench 2>&1 | tee "$out/packed-bench.txt"
+    format-bench)
+      # Packed YUV, packed RGB and deep luma beside their copy and PCIe floors, at 4K.
+      ./build/bench/histeq-format-bench 2>&1 | tee "$out/format-bench.txt"
       ((PIPESTATUS[0] == 0)) || status=1
       ;;
     shapes)
