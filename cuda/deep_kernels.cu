@@ -146,7 +146,7 @@ __device__ __forceinline__ LevelHistory level_history(unsigned count, int v, boo
 template <int kBits>
 __global__ void __launch_bounds__(kToneThreads)
     tone_deep(unsigned *d_histogram, unsigned long long pixels, unsigned long long scale,
-              OutputRange range, DeviceTone tone, std::uint16_t *d_lut) {
+              OutputRange range, DeviceTone tone, std::uint16_t *d_lut, unsigned *d_identity) {
   using D = Depth<kBits>;
   using BlockScan = cub::BlockScan<unsigned, kToneThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename BlockScan::TempStorage scan;
@@ -237,6 +237,7 @@ __global__ void __launch_bounds__(kToneThreads)
 
   const unsigned total = carry;
   const unsigned first = total ? cdf_min : 0u;
+  bool identity = true;
   for (int round = 0; round < D::kRounds; ++round) {
 #pragma unroll
     for (int i = 0; i < D::kItems; ++i) {
@@ -244,9 +245,13 @@ __global__ void __launch_bounds__(kToneThreads)
       const unsigned cdf = d_histogram[v];
       d_histogram[v] = 0;
       const std::uint32_t level = equalized_level(std::uint32_t(v), cdf, first, total, range);
-      d_lut[v] = std::uint16_t(blended_level(std::uint32_t(v), level, params.strength));
+      const std::uint32_t blended = blended_level(std::uint32_t(v), level, params.strength);
+      d_lut[v] = std::uint16_t(blended);
+      identity = identity && blended == std::uint32_t(v);
     }
   }
+  identity = __syncthreads_and(identity);
+  if (t == 0) *d_identity = identity;
 }
 
 template <typename Lut>
@@ -263,8 +268,12 @@ __device__ __forceinline__ std::uint32_t map_words(std::uint32_t pair, const Sam
 
 template <int kBits>
 __global__ void __launch_bounds__(kWalkThreads)
-    map_deep(DevicePlane plane, DevicePlane out, const std::uint16_t *d_lut) {
+    map_deep(DevicePlane plane, DevicePlane out, const std::uint16_t *d_lut,
+             const unsigned *d_identity) {
   using D = Depth<kBits>;
+  // The identity leaves the words alone; out of place they are still copied.
+  const bool copy_only = *d_identity;
+  if (copy_only && out.data == plane.data) return;
   __shared__ std::uint16_t table[D::kSharedLut ? D::kLevels : 1];
   if constexpr (D::kSharedLut) {
     for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) table[v] = d_lut[v];
@@ -286,14 +295,16 @@ __global__ void __launch_bounds__(kWalkThreads)
     std::uint8_t *out_row = out.data + (std::size_t)at.y * out.pitch;
     if (at.c < items.chunks) {
       const uint4 chunk = *reinterpret_cast<const uint4 *>(row + at.c * kChunkBytes);
-      const uint4 mapped{map_words(chunk.x, sample, lut), map_words(chunk.y, sample, lut),
-                         map_words(chunk.z, sample, lut), map_words(chunk.w, sample, lut)};
+      const uint4 mapped =
+          copy_only ? chunk
+                    : uint4{map_words(chunk.x, sample, lut), map_words(chunk.y, sample, lut),
+                            map_words(chunk.z, sample, lut), map_words(chunk.w, sample, lut)};
       *reinterpret_cast<uint4 *>(out_row + at.c * kChunkBytes) = mapped;
     } else {
       const auto *words = reinterpret_cast<const std::uint16_t *>(row);
       auto *out_words = reinterpret_cast<std::uint16_t *>(out_row);
       for (int x = items.chunks * (kChunkBytes / 2); x < plane.width; ++x)
-        out_words[x] = std::uint16_t(map_word(words[x], sample, lut));
+        out_words[x] = copy_only ? words[x] : std::uint16_t(map_word(words[x], sample, lut));
     }
   }
 }
@@ -311,9 +322,10 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
   count_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, scratch.d_histogram);
   HISTEQ_CUDA_TRY_LAUNCH();
   tone_deep<kBits><<<1, kToneThreads, 0, stream>>>(scratch.d_histogram, pixels, bin_scale(pixels),
-                                                   range, tone, scratch.d_lut);
+                                                   range, tone, scratch.d_lut, scratch.d_identity);
   HISTEQ_CUDA_TRY_LAUNCH();
-  map_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut);
+  map_deep<kBits>
+      <<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut, scratch.d_identity);
   HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }

@@ -10,7 +10,7 @@
 //          steps DeepCpuEqualizer takes), writes the history and the report, and leaves the
 //          device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory up to 12 bits
-//          and read through the read-only cache at 16.
+//          and read through the read-only cache at 16; nothing when the LUT is the identity.
 // Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
 
 #include <cstddef>
@@ -25,11 +25,14 @@
 namespace histeq::cuda {
 
 // A frame's device bins and LUT, sized for the deepest samples; the bins are zero between frames.
+// `d_identity` says the LUT maps every level to itself: the map then leaves every word as it is,
+// as the CPU does (a word's bits outside its level, set only in malformed words, stay).
 struct DeepScratch {
   static constexpr std::size_t kBytes =
-      std::size_t(kMaxLevels) * (sizeof(unsigned) + sizeof(std::uint16_t));
+      std::size_t(kMaxLevels) * (sizeof(unsigned) + sizeof(std::uint16_t)) + sizeof(unsigned);
   unsigned *d_histogram = nullptr;
   std::uint16_t *d_lut = nullptr;
+  unsigned *d_identity = nullptr;
 };
 
 // Enqueues the three kernels for `plane` (a deep layout, checked by the caller) into `out` (the

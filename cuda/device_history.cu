@@ -19,7 +19,7 @@ cudaError_t DeviceHistory::init() {
   return cudaSuccess;
 }
 
-cudaError_t DeviceHistory::attach(cudaStream_t stream, int levels, DeviceTone *tone) {
+cudaError_t DeviceHistory::attach(cudaStream_t stream, SampleLayout sample, DeviceTone *tone) {
   if (!d_buffers_) return cudaErrorInitializationError;
   tone->d_history_in = nullptr;
   tone->d_history_out = nullptr;
@@ -27,11 +27,12 @@ cudaError_t DeviceHistory::attach(cudaStream_t stream, int levels, DeviceTone *t
     valid_ = false;
     return cudaSuccess;
   }
-  if (levels < 1 || levels > kMaxLevels) return cudaErrorInvalidValue;
+  if (sample.bits < 1 || sample.levels() > std::uint32_t(kMaxLevels)) return cudaErrorInvalidValue;
   if (recorded_) HISTEQ_CUDA_TRY(cudaStreamWaitEvent(stream, written_, 0));
-  if (valid_ && levels == levels_) tone->d_history_in = d_buffers_ + current_ * kMaxLevels;
+  const bool same_samples = sample.bits == sample_.bits && sample.shift == sample_.shift;
+  if (valid_ && same_samples) tone->d_history_in = d_buffers_ + current_ * kMaxLevels;
   tone->d_history_out = d_buffers_ + (1 - current_) * kMaxLevels;
-  levels_ = levels;
+  sample_ = sample;
   return cudaSuccess;
 }
 

@@ -5,7 +5,7 @@
 // frame's in frame order, whichever streams they run on:
 //
 //   DeviceTone tone;  tone.params = params;  tone.reset = reset;
-//   history.attach(stream, levels, &tone);  // orders `stream` behind the last frame that kept it
+//   history.attach(stream, sample, &tone);  // orders `stream` behind the last frame that kept it
 //   ...launch the frame's kernels with tone...
 //   history.attached(stream, tone);    // marks where this frame's history is complete
 //
@@ -18,6 +18,7 @@
 #include <cuda_runtime_api.h>
 
 #include "device_tone.h"
+#include "sample_layout.h"
 
 namespace histeq::cuda {
 
@@ -31,10 +32,11 @@ class DeviceHistory {
   // Allocates the buffers on the current device (or context).
   cudaError_t init();
 
-  // Fills `tone`'s history pointers for a frame of `levels` levels (2^bits) on `stream` and makes
-  // the stream wait for the frame before. A frame that does not keep the history leaves none
-  // behind: the next one that keeps it starts afresh; so does one of another depth.
-  cudaError_t attach(cudaStream_t stream, int levels, DeviceTone *tone);
+  // Fills `tone`'s history pointers for a frame whose luma samples are `sample` (2^bits levels)
+  // on `stream` and makes the stream wait for the frame before. A frame that does not keep the
+  // history leaves none behind: the next one that keeps it starts afresh; so does one whose
+  // samples differ (another depth or alignment: a new format, as on the CPU).
+  cudaError_t attach(cudaStream_t stream, SampleLayout sample, DeviceTone *tone);
   // After the frame's kernels are enqueued on `stream`.
   cudaError_t attached(cudaStream_t stream, const DeviceTone &tone);
   // Forgets the history (flush, errors): the next frame restarts it.
@@ -43,7 +45,7 @@ class DeviceHistory {
  private:
   unsigned long long *d_buffers_ = nullptr;  // 2 x kMaxLevels
   int current_ = 0;                          // the buffer the last frame wrote
-  int levels_ = 0;                           // of the frame that wrote it
+  SampleLayout sample_;                      // of the frame that wrote it
   bool valid_ = false;                       // current_ holds the history of the frame just before
   bool recorded_ = false;          // written_ marks the kernels of the last frame that kept it
   cudaEvent_t written_ = nullptr;  // recorded after the last frame that kept the history

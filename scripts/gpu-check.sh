@@ -31,11 +31,11 @@ for step in "${steps[@]}"; do
       read -ra tools <<<"${SANITIZERS:-memcheck racecheck synccheck initcheck}"
       declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=12)
       declare -a pids=()
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:Layouts/PackedReports.*:PackedEngineConfig.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:Layouts/PackedReports.*:PackedEngineConfig.*:Formats/DeepEngine.*small:Formats/DeepOutOfPlace.*:DeepSamples.*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant and
       # every pixel layout (with and without options, in chunks and pixel by pixel) on small
       # frames are all it needs; the engine's large frames would take it many minutes.
-      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small:Layouts/PackedReports.*:*PackedEngine.OutOfPlace*small:PackedEngineConfig.*'
+      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small:Layouts/PackedReports.*:*PackedEngine.OutOfPlace*small:PackedEngineConfig.*:Formats/DeepOutOfPlace.*:DeepSamples.MalformedWords*:DeepSamples.AnIdentity*'
       # initcheck: no kernel reads device memory that nothing wrote (the history, the bins).
       for tool in "${tools[@]}"; do
         case $tool in
@@ -75,7 +75,7 @@ for step in "${steps[@]}"; do
         ((PIPESTATUS[0] == 0)) || status=1
       done
       compute-sanitizer --tool memcheck --error-exitcode 3 ./build/tests/element/test-cudahisteq-element \
-        --gtest_brief=1 --gtest_filter='*NV12_385x289*:CudaHistEqElement.*:FramesInFlight.*:CudaMemoryHarness.*:*CudaMemoryFormats*NV12_642x362' >"$out/sanitize-element.txt" 2>&1
+        --gtest_brief=1 --gtest_filter='*NV12_385x289*:CudaHistEqElement.*:FramesInFlight.*:CudaMemoryHarness.*:*CudaMemoryFormats*NV12_642x362:*CudaMemoryFormats*P010*:*Nvh265decMain10*' >"$out/sanitize-element.txt" 2>&1
       rc=$?
       echo "compute-sanitizer memcheck (cudahisteq element): exit $rc; $(grep -E 'ERROR SUMMARY|PASSED|FAILED' "$out/sanitize-element.txt" | tr '\n' ' ')"
       ((rc == 0)) || status=1
