@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
@@ -14,88 +15,144 @@ namespace histeq::cuda {
 namespace {
 
 constexpr int kLanes = 32;
-// Counting and mapping: blocks of kWalkThreads, kWalkBlocksPerSm of them per SM at most.
+// Mapping and the 10 and 12-bit counts: blocks of kWalkThreads, kWalkBlocksPerSm of them per SM
+// at most. The 16-bit count: one block of kWideThreads per SM (its bins take 128 KiB).
 constexpr int kWalkThreads = 512;
 constexpr int kWalkBlocksPerSm = 2;
-// The tone kernel's one block; every depth's levels are a whole number of its threads.
-constexpr int kToneThreads = 1024;
-constexpr int kToneWarps = kToneThreads / kLanes;
+constexpr int kWideThreads = 1024;
+// The tone kernel: blocks of kToneThreads threads with kToneItems consecutive levels each.
+constexpr int kToneThreads = 256;
+constexpr int kToneItems = 4;
+constexpr int kToneLevels = kToneThreads * kToneItems;
 // A 16-byte chunk holds 8 words.
 constexpr int kChunkBytes = 16;
+constexpr int kChunkWords = kChunkBytes / 2;
 
 template <int kBits>
 struct Depth {
   static constexpr int kLevels = 1 << kBits;
-  // 10 and 12-bit counts go to 32 KiB of shared bins per block: copies of the bins, warp w
-  // counting into copy w % kCopies so that fewer warps collide on a level.
-  static constexpr bool kSharedBins = kBits <= 12;
-  static constexpr int kCopies = kSharedBins ? (8192 >> kBits) : 1;
+  // 10 and 12-bit counts go to 32 KiB of 32-bit shared bins per block: copies of the bins, warp
+  // w counting into copy w % kCopies so that fewer warps collide on a level. 16-bit counts go
+  // to 16-bit bins, two to a word.
+  static constexpr bool kWideBins = kBits > 12;
+  static constexpr int kCopies = kWideBins ? 1 : (8192 >> kBits);
   static constexpr bool kSharedLut = kBits <= 12;
-  // The tone kernel takes the levels in rounds of kToneThreads * kItems consecutive ones, kItems
-  // per thread: few enough that each round's values stay in registers.
-  static constexpr int kItems = kLevels >= 4 * kToneThreads ? 4 : kLevels / kToneThreads;
-  static constexpr int kRounds = kLevels / (kToneThreads * kItems);
+  static constexpr int kToneBlocks = kLevels / kToneLevels;
   static constexpr int kBandLevels = kLevels / kSceneBands;
-  // A warp's levels in a round lie within one scene band, so a warp sum is part of one band.
-  static_assert(kBandLevels % (kLanes * kItems) == 0, "a warp's levels lie within one band");
-  static_assert(kLevels % (kToneThreads * kItems) == 0, "rounds cover the levels");
-  static_assert(!kSharedBins || kCopies * kLevels == 8192, "the shared bins fill 32 KiB");
+  static_assert(kBandLevels % kToneItems == 0, "a thread's levels lie within one band");
+  static_assert(kToneBlocks <= DeepExchange::kMaxBlocks, "the exchange holds every block");
+  static_assert(kWideBins || kCopies * kLevels == 8192, "the shared bins fill 32 KiB");
 };
 
-__device__ __forceinline__ void count_word(std::uint32_t word, const SampleLayout &sample,
-                                           unsigned *bins) {
-  atomicAdd(&bins[sample.level_of(word)], 1u);
-}
+// Bytes of the 16-bit count's shared bins.
+constexpr int kWideBinBytes = (1 << 16) * 2;
+// Words a thread of the 16-bit count takes between flushes: the block's kWideThreads threads
+// together stay below 65536 counts, so no 16-bit bin can overflow.
+constexpr int kWideRoundWords = 56;
+static_assert(kWideThreads * kWideRoundWords < 65536, "a round cannot overflow a 16-bit bin");
 
 __device__ __forceinline__ void count_words(std::uint32_t pair, const SampleLayout &sample,
                                             unsigned *bins) {
-  count_word(pair & 0xffffu, sample, bins);
-  count_word(pair >> 16, sample, bins);
-}
-
-// Counts every sample of `plane` into `bins` (a block's shared copy, or the device bins).
-template <typename BinsOf>
-__device__ __forceinline__ void count_plane(const DevicePlane &plane, const SampleLayout &sample,
-                                            BinsOf bins_of) {
-  const Items items(plane, plane, kChunkBytes);
-  unsigned *bins = bins_of();
-  for (ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
-                     (long long)gridDim.x * blockDim.x);
-       at.y < plane.height; at.next()) {
-    const std::uint8_t *row = plane.data + (std::size_t)at.y * plane.pitch;
-    if (at.c < items.chunks) {
-      const uint4 chunk = *reinterpret_cast<const uint4 *>(row + at.c * kChunkBytes);
-      count_words(chunk.x, sample, bins);
-      count_words(chunk.y, sample, bins);
-      count_words(chunk.z, sample, bins);
-      count_words(chunk.w, sample, bins);
-    } else {
-      const auto *words = reinterpret_cast<const std::uint16_t *>(row);
-      for (int x = items.chunks * (kChunkBytes / 2); x < plane.width; ++x)
-        count_word(words[x], sample, bins);
-    }
-  }
+  atomicAdd(&bins[sample.level_of(pair & 0xffffu)], 1u);
+  atomicAdd(&bins[sample.level_of(pair >> 16)], 1u);
 }
 
 template <int kBits>
 __global__ void __launch_bounds__(kWalkThreads)
     count_deep(DevicePlane plane, unsigned *d_histogram) {
   using D = Depth<kBits>;
+  __shared__ unsigned bins[D::kCopies][D::kLevels];
+  for (int i = threadIdx.x; i < D::kCopies * D::kLevels; i += blockDim.x) (&bins[0][0])[i] = 0;
+  __syncthreads();
   const SampleLayout sample = plane.layout.sample;
-  if constexpr (D::kSharedBins) {
-    __shared__ unsigned bins[D::kCopies][D::kLevels];
-    for (int i = threadIdx.x; i < D::kCopies * D::kLevels; i += blockDim.x) (&bins[0][0])[i] = 0;
-    __syncthreads();
-    count_plane(plane, sample, [&] { return bins[(threadIdx.x / kLanes) % D::kCopies]; });
-    __syncthreads();
-    for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) {
-      unsigned sum = 0;
-#pragma unroll
-      for (int copy = 0; copy < D::kCopies; ++copy) sum += bins[copy][v];
-      if (sum) atomicAdd(&d_histogram[v], sum);
+  unsigned *mine = bins[(threadIdx.x / kLanes) % D::kCopies];
+  const Items items(plane, plane, kChunkBytes);
+  for (ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
+                     (long long)gridDim.x * blockDim.x);
+       at.y < plane.height; at.next()) {
+    const std::uint8_t *row = plane.data + (std::size_t)at.y * plane.pitch;
+    if (at.c < items.chunks) {
+      const uint4 chunk = *reinterpret_cast<const uint4 *>(row + at.c * kChunkBytes);
+      count_words(chunk.x, sample, mine);
+      count_words(chunk.y, sample, mine);
+      count_words(chunk.z, sample, mine);
+      count_words(chunk.w, sample, mine);
+    } else {
+      const auto *words = reinterpret_cast<const std::uint16_t *>(row);
+      for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
+        atomicAdd(&mine[sample.level_of(words[x])], 1u);
     }
-  } else {
-    count_plane(plane, sample, [&] { return d_histogram; });
+  }
+  __syncthreads();
+  for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) {
+    unsigned sum = 0;
+#pragma unroll
+    for (int copy = 0; copy < D::kCopies; ++copy) sum += bins[copy][v];
+    if (sum) atomicAdd(&d_histogram[v], sum);
+  }
+}
+
+// 16-bit counts: level v in half v % 2 of shared word v / 2.
+__device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs) {
+  atomicAdd(&pairs[word >> 1], 1u << ((word & 1u) * 16));
+}
+
+// Counts kWideRoundWords words at most of the thread's items from `at` (`done` of the current
+// item's tail words counted already), so that the block can flush its bins between rounds.
+__device__ __forceinline__ void count_wide_round(const DevicePlane &plane, const Items &items,
+                                                 ItemCursor &at, int &done, unsigned *pairs) {
+  int budget = kWideRoundWords;
+  while (at.y < plane.height) {
+    const std::uint8_t *row = plane.data + (std::size_t)at.y * plane.pitch;
+    if (at.c < items.chunks) {
+      if (budget < kChunkWords) return;
+      const uint4 chunk = *reinterpret_cast<const uint4 *>(row + at.c * kChunkBytes);
+      const std::uint32_t words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
+#pragma unroll
+      for (const std::uint32_t two : words) {
+        count_wide(two & 0xffffu, pairs);
+        count_wide(two >> 16, pairs);
+      }
+      budget -= kChunkWords;
+    } else {
+      const auto *words = reinterpret_cast<const std::uint16_t *>(row);
+      const int first = items.chunks * kChunkWords + done;
+      const int end = min(plane.width, first + budget);
+      for (int x = first; x < end; ++x) count_wide(words[x], pairs);
+      budget -= end - first;
+      if (end < plane.width) {
+        done += end - first;
+        return;
+      }
+      done = 0;
+    }
+    at.next();
+  }
+}
+
+// 16 bits: every word's level is the word (level_of is the identity with no shift and 16 bits).
+__global__ void __launch_bounds__(kWideThreads)
+    count_deep_wide(DevicePlane plane, unsigned *d_histogram) {
+  extern __shared__ unsigned pairs[];
+  constexpr int kPairs = kWideBinBytes / 4;
+  for (int i = threadIdx.x; i < kPairs; i += blockDim.x) pairs[i] = 0;
+  __syncthreads();
+  const Items items(plane, plane, kChunkBytes);
+  ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
+                (long long)gridDim.x * blockDim.x);
+  int done = 0;
+  bool more = true;
+  while (more) {
+    count_wide_round(plane, items, at, done, pairs);
+    more = __syncthreads_or(at.y < plane.height);
+    for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
+      const unsigned pair = pairs[i];
+      if (!pair) continue;
+      if (pair & 0xffffu) atomicAdd(&d_histogram[2 * i], pair & 0xffffu);
+      if (pair >> 16) atomicAdd(&d_histogram[2 * i + 1], pair >> 16);
+      pairs[i] = 0;
+    }
+    __syncthreads();
   }
 }
 
@@ -110,148 +167,159 @@ __device__ __forceinline__ unsigned warp_sum(unsigned value) {
 #endif
 }
 
-// The sum over the block of every thread's `value`, in every thread (`slots`: kToneWarps
-// words of shared memory, not in use by another sum of the same barrier interval).
+// The sum over the block of every thread's `value`, in every thread (`slots`: a word per warp
+// of shared memory, not in use by another sum of the same barrier interval).
 __device__ __forceinline__ unsigned block_sum(unsigned value, unsigned *slots) {
   const unsigned sum = warp_sum(value);
   if (threadIdx.x % kLanes == 0) slots[threadIdx.x / kLanes] = sum;
   __syncthreads();
   unsigned total = 0;
 #pragma unroll
-  for (int w = 0; w < kToneWarps; ++w) total += slots[w];
+  for (int w = 0; w < kToneThreads / kLanes; ++w) total += slots[w];
   return total;
 }
 
-// A level's history step (tone_steps.h, step 1): its share of the frame and its smoothed value.
-struct LevelHistory {
-  unsigned long long now = 0;
-  unsigned long long smoothed = 0;
-  unsigned long long before = 0;
-};
-
-__device__ __forceinline__ LevelHistory level_history(unsigned count, int v, bool followed,
-                                                      unsigned long long scale,
-                                                      const DeviceTone &tone) {
-  LevelHistory h;
-  h.before = followed ? tone.d_history_in[v] : 0;
-  h.now = normalized_bin(count, scale);
-  h.smoothed = smoothed_bin(h.before, h.now, tone.params.history_weight);
-  return h;
+// The sum of per-block values of blocks [0, blocks), by the first warp, into *out.
+__device__ __forceinline__ void exchange_sum(const unsigned *per_block, int blocks, unsigned *out) {
+  if (threadIdx.x >= kLanes) return;
+  unsigned value = 0;
+  for (int b = threadIdx.x; b < blocks; b += kLanes) value += __ldcg(&per_block[b]);
+  value = warp_sum(value);
+  if (threadIdx.x == 0) *out = value;
 }
 
-// The frame's LUT from the device bins, as ToneMap::build makes it on the CPU. Three passes
-// over the levels: the sums the options need (the scene distance, the clip excess of the counts
-// and of the smoothed histogram); the source of each level (history written, clipped) and its
-// running sum, left in the device bins; each level's LUT entry, the bins zeroed behind it.
+// The frame's LUT from the device bins, as ToneMap::build makes it on the CPU, by a cooperative
+// grid of Depth::kToneBlocks blocks, thread t of block b holding levels b * kToneLevels + 4t..+3.
+// Between two grid barriers the blocks swap the sums the options need (scene distance per band,
+// the clip excess of the counts and of the smoothed histogram), then their scan totals and first
+// present levels, from which each block has its levels' cdf and the frame's cdf_min.
 template <int kBits>
 __global__ void __launch_bounds__(kToneThreads)
     tone_deep(unsigned *d_histogram, unsigned long long pixels, unsigned long long scale,
-              OutputRange range, DeviceTone tone, std::uint16_t *d_lut, unsigned *d_identity) {
+              OutputRange range, DeviceTone tone, DeepExchange *d_exchange, std::uint16_t *d_lut,
+              unsigned *d_identity) {
   using D = Depth<kBits>;
   using BlockScan = cub::BlockScan<unsigned, kToneThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename BlockScan::TempStorage scan;
-  __shared__ unsigned sum_slots[2][kToneWarps];
+  __shared__ unsigned sum_slots[2][kToneThreads / kLanes];
   __shared__ int band_sums[kSceneBands];
+  __shared__ unsigned first_source;
+  __shared__ unsigned shared_sums[4];  // excesses, then the prefix and total of the scan
   __shared__ unsigned cdf_min;
-
+  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
   const int t = threadIdx.x;
+  const int b = blockIdx.x;
+  const int first = b * kToneLevels + t * kToneItems;
   const Params &params = tone.params;
   const bool keep = params.keep_history;
   const bool followed = keep && tone.d_history_in && !tone.reset;
   if (t < kSceneBands) band_sums[t] = 0;
-  if (t == 0) cdf_min = 0;
-  __syncthreads();
+  if (t == 0) first_source = 0;
+  if (b == 0 && t == 0) *d_identity = 1;
 
-  auto level_at = [](int round, int i) {
-    return (round * kToneThreads + int(threadIdx.x)) * D::kItems + i;
-  };
+  const uint4 counts4 = *reinterpret_cast<const uint4 *>(&d_histogram[first]);
+  *reinterpret_cast<uint4 *>(&d_histogram[first]) = uint4{0, 0, 0, 0};  // for the next frame
+  const unsigned count[kToneItems] = {counts4.x, counts4.y, counts4.z, counts4.w};
+  unsigned long long now[kToneItems] = {};
+  unsigned long long smoothed[kToneItems] = {};
   const unsigned count_ceiling = unsigned(clip_ceiling(pixels, params.clip_limit, D::kLevels));
   const unsigned smoothed_ceiling = unsigned(clip_ceiling(kUnitQ30, params.clip_limit, D::kLevels));
-
-  unsigned count_excess = 0;
-  unsigned smoothed_excess = 0;
-  if (keep || params.clip_limit) {
-    for (int round = 0; round < D::kRounds; ++round) {
-      int difference = 0;
+  unsigned count_excess = 0, smoothed_excess = 0;
+  int difference = 0;
 #pragma unroll
-      for (int i = 0; i < D::kItems; ++i) {
-        const int v = level_at(round, i);
-        const unsigned count = d_histogram[v];
-        count_excess += unsigned(clip_excess(count, count_ceiling));
-        if (keep) {
-          const LevelHistory h = level_history(count, v, followed, scale, tone);
-          difference += int(bin_difference(h.now, h.before));
-          smoothed_excess += unsigned(clip_excess(h.smoothed, smoothed_ceiling));
-        }
-      }
-      const int warp_difference = int(warp_sum(unsigned(difference)));
-      if (keep && t % kLanes == 0)
-        atomicAdd(&band_sums[level_at(round, 0) / D::kBandLevels], warp_difference);
+  for (int i = 0; i < kToneItems; ++i) {
+    count_excess += unsigned(clip_excess(count[i], count_ceiling));
+    if (keep) {
+      const unsigned long long before = followed ? tone.d_history_in[first + i] : 0;
+      now[i] = normalized_bin(count[i], scale);
+      smoothed[i] = smoothed_bin(before, now[i], params.history_weight);
+      difference += int(bin_difference(now[i], before));
+      smoothed_excess += unsigned(clip_excess(smoothed[i], smoothed_ceiling));
     }
-    count_excess = block_sum(count_excess, sum_slots[0]);
-    smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
   }
+  __syncthreads();  // band_sums and first_source are set
+  if (keep) atomicAdd(&band_sums[first / D::kBandLevels], difference);
+  count_excess = block_sum(count_excess, sum_slots[0]);
+  smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
+  if (t == 0) {
+    d_exchange->count_excess[b] = count_excess;
+    d_exchange->smoothed_excess[b] = smoothed_excess;
+  }
+  if (t < kSceneBands) d_exchange->band_differences[b][t] = band_sums[t];
+  grid.sync();
 
+  exchange_sum(d_exchange->count_excess, D::kToneBlocks, &shared_sums[0]);
+  exchange_sum(d_exchange->smoothed_excess, D::kToneBlocks, &shared_sums[1]);
+  if (t < kSceneBands) {
+    int band = 0;
+    for (int other = 0; other < D::kToneBlocks; ++other)
+      band += __ldcg(&d_exchange->band_differences[other][t]);
+    band_sums[t] = band;
+  }
+  __syncthreads();
   bool restarted = true;
-  if (keep && followed) {
+  if (followed) {
     unsigned distance = 0;
 #pragma unroll
-    for (int b = 0; b < kSceneBands; ++b) distance += unsigned(band_distance(band_sums[b]));
+    for (int band = 0; band < kSceneBands; ++band)
+      distance += unsigned(band_distance(band_sums[band]));
     restarted = is_scene_cut(distance, params.scene_threshold);
   }
-  if (keep && t == 0) tone.d_report[0] = restarted;
   const bool smoothed_source = keep && !restarted && params.history_weight != 0;
   const ClipSpread spread = smoothed_source
-                                ? clip_spread(smoothed_ceiling, smoothed_excess, D::kLevels)
-                                : clip_spread(count_ceiling, count_excess, D::kLevels);
-
-  unsigned carry = 0;
-  for (int round = 0; round < D::kRounds; ++round) {
-    unsigned source[D::kItems];
+                                ? clip_spread(smoothed_ceiling, shared_sums[1], D::kLevels)
+                                : clip_spread(count_ceiling, shared_sums[0], D::kLevels);
+  unsigned source[kToneItems];
 #pragma unroll
-    for (int i = 0; i < D::kItems; ++i) {
-      const int v = level_at(round, i);
-      const unsigned count = d_histogram[v];
-      source[i] = count;
-      if (keep) {
-        const LevelHistory h = level_history(count, v, followed, scale, tone);
-        tone.d_history_out[v] = restarted ? h.now : h.smoothed;
-        tone.d_report[1 + v] = count;
-        if (smoothed_source) source[i] = unsigned(h.smoothed);
-      }
-      if (params.clip_limit) source[i] = unsigned(clipped_bin(source[i], v, spread));
+  for (int i = 0; i < kToneItems; ++i) {
+    const int v = first + i;
+    source[i] = smoothed_source ? unsigned(smoothed[i]) : count[i];
+    if (params.clip_limit) source[i] = unsigned(clipped_bin(source[i], v, spread));
+    if (keep) {
+      tone.d_history_out[v] = restarted ? now[i] : smoothed[i];
+      tone.d_report[1 + v] = count[i];
     }
-    unsigned cdf[D::kItems];
-    unsigned round_total = 0;
-    BlockScan(scan).InclusiveSum(source, cdf, round_total);
-#pragma unroll
-    for (int i = 0; i < D::kItems; ++i) {
-      cdf[i] += carry;
-      // The darkest present level is the one whose bin is the first with any count.
-      if (source[i] && cdf[i] == source[i]) cdf_min = cdf[i];
-      d_histogram[level_at(round, i)] = cdf[i];
-    }
-    carry += round_total;
-    __syncthreads();  // the scan's storage is reused by the next round
   }
+  if (keep && b == 0 && t == 0) tone.d_report[0] = restarted;
+  unsigned cdf[kToneItems];
+  unsigned block_total = 0;
+  BlockScan(scan).InclusiveSum(source, cdf, block_total);
+#pragma unroll
+  for (int i = 0; i < kToneItems; ++i) {
+    // The block's first present level is the one whose bin is the first with any count.
+    if (source[i] && cdf[i] == source[i]) first_source = cdf[i];
+  }
+  __syncthreads();
+  if (t == 0) {
+    d_exchange->source_total[b] = block_total;
+    d_exchange->first_source[b] = first_source;
+  }
+  grid.sync();
 
-  const unsigned total = carry;
-  const unsigned first = total ? cdf_min : 0u;
+  // The blocks before this one give its prefix; the first block with a present level, cdf_min.
+  exchange_sum(d_exchange->source_total, b, &shared_sums[2]);
+  exchange_sum(d_exchange->source_total, D::kToneBlocks, &shared_sums[3]);
+  if (t == 0) {
+    cdf_min = 0;
+    for (int other = 0; other < D::kToneBlocks && !cdf_min; ++other)
+      cdf_min = __ldcg(&d_exchange->first_source[other]);
+  }
+  __syncthreads();
+  const unsigned prefix = shared_sums[2], total = shared_sums[3];
   bool identity = true;
-  for (int round = 0; round < D::kRounds; ++round) {
+  std::uint16_t lut[kToneItems];
 #pragma unroll
-    for (int i = 0; i < D::kItems; ++i) {
-      const int v = level_at(round, i);
-      const unsigned cdf = d_histogram[v];
-      d_histogram[v] = 0;
-      const std::uint32_t level = equalized_level(std::uint32_t(v), cdf, first, total, range);
-      const std::uint32_t blended = blended_level(std::uint32_t(v), level, params.strength);
-      d_lut[v] = std::uint16_t(blended);
-      identity = identity && blended == std::uint32_t(v);
-    }
+  for (int i = 0; i < kToneItems; ++i) {
+    const std::uint32_t v = std::uint32_t(first + i);
+    const std::uint32_t level = equalized_level(v, cdf[i] + prefix, cdf_min, total, range);
+    const std::uint32_t blended = blended_level(v, level, params.strength);
+    lut[i] = std::uint16_t(blended);
+    identity = identity && blended == v;
   }
-  identity = __syncthreads_and(identity);
-  if (t == 0) *d_identity = identity;
+  *reinterpret_cast<uint2 *>(&d_lut[first]) =
+      uint2{lut[0] | unsigned(lut[1]) << 16, lut[2] | unsigned(lut[3]) << 16};
+  // Block 0 set the flag before the first barrier; any block whose levels move clears it.
+  if (!__syncthreads_and(identity) && t == 0) *d_identity = 0;
 }
 
 template <typename Lut>
@@ -313,19 +381,37 @@ template <int kBits>
 cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, OutputRange range,
                          const DeviceTone &tone, const DeepScratch &scratch, int sm_count,
                          cudaStream_t stream) {
+  using D = Depth<kBits>;
   const long long chunks = ((long long)plane.row_bytes() + kChunkBytes - 1) / kChunkBytes;
   const long long items = chunks * plane.height;
   const int blocks = int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1,
                                                (long long)sm_count * kWalkBlocksPerSm));
-  const unsigned long long pixels = (unsigned long long)plane.width * plane.height;
+  DevicePlane plane_arg = plane;
+  unsigned *histogram = scratch.d_histogram;
   HISTEQ_CUDA_BEFORE_LAUNCH();
-  count_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, scratch.d_histogram);
+  if constexpr (D::kWideBins) {
+    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
+        count_deep_wide, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
+    const int wide_blocks = int(
+        std::clamp<long long>((items + kWideThreads - 1) / kWideThreads, 1, (long long)sm_count));
+    count_deep_wide<<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
+  } else {
+    count_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
+  }
   HISTEQ_CUDA_TRY_LAUNCH();
-  tone_deep<kBits><<<1, kToneThreads, 0, stream>>>(scratch.d_histogram, pixels, bin_scale(pixels),
-                                                   range, tone, scratch.d_lut, scratch.d_identity);
+  unsigned long long pixels = (unsigned long long)plane.width * plane.height;
+  unsigned long long scale = bin_scale(pixels);
+  OutputRange range_arg = range;
+  DeviceTone tone_arg = tone;
+  DeepExchange *exchange = scratch.d_exchange;
+  std::uint16_t *lut = scratch.d_lut;
+  unsigned *identity = scratch.d_identity;
+  void *args[] = {&histogram, &pixels, &scale, &range_arg, &tone_arg, &exchange, &lut, &identity};
+  HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)tone_deep<kBits>, dim3(D::kToneBlocks),
+                                              dim3(kToneThreads), args, 0, stream));
   HISTEQ_CUDA_TRY_LAUNCH();
   map_deep<kBits>
-      <<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut, scratch.d_identity);
+      <<<blocks, kWalkThreads, 0, stream>>>(plane_arg, out, scratch.d_lut, scratch.d_identity);
   HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }

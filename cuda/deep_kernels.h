@@ -3,12 +3,14 @@
 
 // Equalization of 10, 12 and 16-bit luma in 16-bit words (PixelLayout::deep()), one bin per
 // level (2^bits), in three launches on one stream, each templated on the depth:
-//   count  the histogram: per-block shared bins merged into the device bins at 10 and 12 bits;
-//          at 16 bits the 65536 bins do not fit a block's shared memory and are counted in the
-//          device bins directly;
-//   tone   one block builds the LUT with the options of tone.params (core/tone_steps.h, the
-//          steps DeepCpuEqualizer takes), writes the history and the report, and leaves the
-//          device bins zero for the next frame;
+//   count  the histogram into per-block shared bins merged into the device bins: 32-bit bins at
+//          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB) that each block flushes to the
+//          device bins before any can pass 65535;
+//   tone   a cooperative grid of one block per 1024 levels, four per thread, builds the LUT with
+//          the options of tone.params (core/tone_steps.h, the steps DeepCpuEqualizer takes):
+//          each block's sums and scan total cross to the others through DeepExchange behind a
+//          grid barrier, so every level's values stay in registers; it writes the history and
+//          the report, and leaves the device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory up to 12 bits
 //          and read through the read-only cache at 16; nothing when the LUT is the identity.
 // Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
@@ -24,13 +26,25 @@
 
 namespace histeq::cuda {
 
+// What the tone kernel's blocks tell each other: per block, the sums of its levels.
+struct DeepExchange {
+  static constexpr int kMaxBlocks = kMaxLevels / 1024;
+  unsigned count_excess[kMaxBlocks];
+  unsigned smoothed_excess[kMaxBlocks];
+  int band_differences[kMaxBlocks][16];  // per scene band (kSceneBands)
+  unsigned source_total[kMaxBlocks];
+  unsigned first_source[kMaxBlocks];  // the block's first non-zero source count, or 0
+};
+
 // A frame's device bins and LUT, sized for the deepest samples; the bins are zero between frames.
 // `d_identity` says the LUT maps every level to itself: the map then leaves every word as it is,
 // as the CPU does (a word's bits outside its level, set only in malformed words, stay).
 struct DeepScratch {
-  static constexpr std::size_t kBytes =
-      std::size_t(kMaxLevels) * (sizeof(unsigned) + sizeof(std::uint16_t)) + sizeof(unsigned);
+  static constexpr std::size_t kBytes = std::size_t(kMaxLevels) * sizeof(unsigned) +
+                                        sizeof(DeepExchange) +
+                                        std::size_t(kMaxLevels) * sizeof(std::uint16_t) + 16;
   unsigned *d_histogram = nullptr;
+  DeepExchange *d_exchange = nullptr;
   std::uint16_t *d_lut = nullptr;
   unsigned *d_identity = nullptr;
 };

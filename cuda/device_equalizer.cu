@@ -98,7 +98,8 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
       void *scratch = nullptr;
       HISTEQ_CUDA_TRY(cudaMalloc(&scratch, DeepScratch::kBytes));
       deep_.d_histogram = static_cast<unsigned *>(scratch);
-      deep_.d_lut = reinterpret_cast<std::uint16_t *>(deep_.d_histogram + kMaxLevels);
+      deep_.d_exchange = reinterpret_cast<DeepExchange *>(deep_.d_histogram + kMaxLevels);
+      deep_.d_lut = reinterpret_cast<std::uint16_t *>(deep_.d_exchange + 1);
       deep_.d_identity = reinterpret_cast<unsigned *>(deep_.d_lut + kMaxLevels);
       HISTEQ_CUDA_TRY(cudaMemsetAsync(scratch, 0, DeepScratch::kBytes, stream));
     }

@@ -338,7 +338,6 @@ void expect_frames_equal_the_core(const EngineOutput &out, const std::vector<Cpu
     EXPECT_TRUE(out.frames[i].storage == expected[i].frame.storage)
         << "frame " << i << (i % 2 ? " (device)" : " (host)") << ": "
         << difference(out.frames[i], expected[i].frame);
-    EXPECT_EQ(words_with_low_bits(out.frames[i]), 0u) << "frame " << i;
     expect_report(out.reports[i], expected[i], params, i);
   }
 }
@@ -381,6 +380,8 @@ TEST_P(DeepEngine, HostAndDeviceFramesEqualTheCore) {
       EngineOutput out;
       ASSERT_NO_FATAL_FAILURE(run_engine(clip, 3, limited, params, &out));
       expect_frames_equal_the_core(out, expected, params);
+      for (std::size_t i = 0; i < out.frames.size(); ++i)
+        EXPECT_EQ(words_with_low_bits(out.frames[i]), 0u) << "frame " << i;
     }
   }
 }
