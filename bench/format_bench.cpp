@@ -6,7 +6,7 @@
 // the same frame size is the yardstick row. Every output is checked byte for byte against the
 // CPU core first.
 //
-//   histeq-format-bench [--size WxH] [--device N]
+//   histeq-format-bench [--size WxH] [--device N] [--only TEXT]   (formats whose name has TEXT)
 
 #include <cstdio>
 #include <cstdlib>
@@ -233,14 +233,17 @@ Measured measure(const Format &format, FrameSize pixels, int sm_l2_bytes) {
 int run(int argc, char **argv) {
   FrameSize size{3840, 2160};
   int device = 0;
+  std::string only;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--size") && i + 1 < argc &&
         std::sscanf(argv[i + 1], "%dx%d", &size.width, &size.height) == 2) {
       ++i;
     } else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) {
       device = std::atoi(argv[++i]);
+    } else if (!std::strcmp(argv[i], "--only") && i + 1 < argc) {
+      only = argv[++i];
     } else {
-      std::fprintf(stderr, "usage: histeq-format-bench [--size WxH] [--device N]\n");
+      std::fprintf(stderr, "usage: histeq-format-bench [--size WxH] [--device N] [--only TEXT]\n");
       return 2;
     }
   }
@@ -259,6 +262,7 @@ int run(int argc, char **argv) {
   int missed = 0, wrong = 0;
   std::vector<std::string> goals;
   for (const Format &format : formats()) {
+    if (!only.empty() && std::string(format.name).find(only) == std::string::npos) continue;
     std::fprintf(stderr, "%s...\n", format.name);
     const Measured m = measure(format, size, prop.l2CacheSize);
     const double classic_x = m.classic_us / m.copy_us, options_x = m.options_us / m.copy_us;

@@ -16,9 +16,12 @@ namespace {
 
 constexpr int kLanes = 32;
 // Mapping and the 10 and 12-bit counts: blocks of kWalkThreads, kWalkBlocksPerSm of them per SM
-// at most. The 16-bit count: one block of kWideThreads per SM (its bins take 128 KiB).
+// at most, each thread loading kWalkUnroll chunks before it uses any. Fewer blocks merge fewer
+// shared bins into the device bins; more chunks in flight per thread make up for the threads.
+// The 16-bit count: one block of kWideThreads per SM (its bins take 128 KiB).
 constexpr int kWalkThreads = 512;
 constexpr int kWalkBlocksPerSm = 2;
+constexpr int kWalkUnroll = 4;
 constexpr int kWideThreads = 1024;
 // The tone kernel: blocks of kToneThreads threads with kToneItems consecutive levels each.
 constexpr int kToneThreads = 256;
@@ -57,6 +60,33 @@ __device__ __forceinline__ void count_words(std::uint32_t pair, const SampleLayo
   atomicAdd(&bins[sample.level_of(pair >> 16)], 1u);
 }
 
+// Visits the thread's items (item_walk.cuh) with visit(row, c, chunk): kUnroll items' chunks are
+// loaded before any is visited, so that as many loads are in flight per thread (`chunk` is
+// meaningful for items of whole chunks, c < items.chunks; a row's tail words are the visitor's
+// to read).
+template <int kUnroll, class Visit>
+__device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
+                                           Visit visit) {
+  ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
+                (long long)gridDim.x * blockDim.x);
+  while (at.y < plane.height) {
+    uint4 chunks[kUnroll];
+    int ys[kUnroll], cs[kUnroll];
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k, at.next()) {
+      ys[k] = at.y;
+      cs[k] = at.c;
+      if (at.y < plane.height && at.c < items.chunks)
+        chunks[k] = *reinterpret_cast<const uint4 *>(plane.data + (std::size_t)at.y * plane.pitch +
+                                                     at.c * kChunkBytes);
+    }
+#pragma unroll
+    for (int k = 0; k < kUnroll; ++k) {
+      if (ys[k] < plane.height) visit(ys[k], cs[k], chunks[k]);
+    }
+  }
+}
+
 template <int kBits>
 __global__ void __launch_bounds__(kWalkThreads)
     count_deep(DevicePlane plane, unsigned *d_histogram) {
@@ -67,22 +97,19 @@ __global__ void __launch_bounds__(kWalkThreads)
   const SampleLayout sample = plane.layout.sample;
   unsigned *mine = bins[(threadIdx.x / kLanes) % D::kCopies];
   const Items items(plane, plane, kChunkBytes);
-  for (ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
-                     (long long)gridDim.x * blockDim.x);
-       at.y < plane.height; at.next()) {
-    const std::uint8_t *row = plane.data + (std::size_t)at.y * plane.pitch;
-    if (at.c < items.chunks) {
-      const uint4 chunk = *reinterpret_cast<const uint4 *>(row + at.c * kChunkBytes);
+  walk_items<kWalkUnroll>(plane, items, [&](int y, int c, const uint4 &chunk) {
+    if (c < items.chunks) {
       count_words(chunk.x, sample, mine);
       count_words(chunk.y, sample, mine);
       count_words(chunk.z, sample, mine);
       count_words(chunk.w, sample, mine);
     } else {
-      const auto *words = reinterpret_cast<const std::uint16_t *>(row);
+      const auto *words =
+          reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
       for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
         atomicAdd(&mine[sample.level_of(words[x])], 1u);
     }
-  }
+  });
   __syncthreads();
   for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) {
     unsigned sum = 0;
@@ -206,7 +233,14 @@ __global__ void __launch_bounds__(kToneThreads)
   __shared__ unsigned first_source;
   __shared__ unsigned shared_sums[4];  // excesses, then the prefix and total of the scan
   __shared__ unsigned cdf_min;
-  const cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  // One block needs no grid barrier (nor a cooperative launch).
+  const auto grid_barrier = [] {
+    if constexpr (D::kToneBlocks == 1) {
+      __syncthreads();
+    } else {
+      cooperative_groups::this_grid().sync();
+    }
+  };
   const int t = threadIdx.x;
   const int b = blockIdx.x;
   const int first = b * kToneLevels + t * kToneItems;
@@ -246,7 +280,7 @@ __global__ void __launch_bounds__(kToneThreads)
     d_exchange->smoothed_excess[b] = smoothed_excess;
   }
   if (t < kSceneBands) d_exchange->band_differences[b][t] = band_sums[t];
-  grid.sync();
+  grid_barrier();
 
   exchange_sum(d_exchange->count_excess, D::kToneBlocks, &shared_sums[0]);
   exchange_sum(d_exchange->smoothed_excess, D::kToneBlocks, &shared_sums[1]);
@@ -294,7 +328,7 @@ __global__ void __launch_bounds__(kToneThreads)
     d_exchange->source_total[b] = block_total;
     d_exchange->first_source[b] = first_source;
   }
-  grid.sync();
+  grid_barrier();
 
   // The blocks before this one give its prefix; the first block with a present level, cdf_min.
   exchange_sum(d_exchange->source_total, b, &shared_sums[2]);
@@ -356,25 +390,22 @@ __global__ void __launch_bounds__(kWalkThreads)
   };
   const SampleLayout sample = plane.layout.sample;
   const Items items(plane, out, kChunkBytes);
-  for (ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
-                     (long long)gridDim.x * blockDim.x);
-       at.y < plane.height; at.next()) {
-    const std::uint8_t *row = plane.data + (std::size_t)at.y * plane.pitch;
-    std::uint8_t *out_row = out.data + (std::size_t)at.y * out.pitch;
-    if (at.c < items.chunks) {
-      const uint4 chunk = *reinterpret_cast<const uint4 *>(row + at.c * kChunkBytes);
+  walk_items<kWalkUnroll>(plane, items, [&](int y, int c, const uint4 &chunk) {
+    std::uint8_t *out_row = out.data + (std::size_t)y * out.pitch;
+    if (c < items.chunks) {
       const uint4 mapped =
           copy_only ? chunk
                     : uint4{map_words(chunk.x, sample, lut), map_words(chunk.y, sample, lut),
                             map_words(chunk.z, sample, lut), map_words(chunk.w, sample, lut)};
-      *reinterpret_cast<uint4 *>(out_row + at.c * kChunkBytes) = mapped;
+      *reinterpret_cast<uint4 *>(out_row + c * kChunkBytes) = mapped;
     } else {
-      const auto *words = reinterpret_cast<const std::uint16_t *>(row);
+      const auto *words =
+          reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
       auto *out_words = reinterpret_cast<std::uint16_t *>(out_row);
-      for (int x = items.chunks * (kChunkBytes / 2); x < plane.width; ++x)
+      for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
         out_words[x] = copy_only ? words[x] : std::uint16_t(map_word(words[x], sample, lut));
     }
-  }
+  });
 }
 
 template <int kBits>
@@ -386,7 +417,6 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
   const long long items = chunks * plane.height;
   const int blocks = int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1,
                                                (long long)sm_count * kWalkBlocksPerSm));
-  DevicePlane plane_arg = plane;
   unsigned *histogram = scratch.d_histogram;
   HISTEQ_CUDA_BEFORE_LAUNCH();
   if constexpr (D::kWideBins) {
@@ -401,17 +431,23 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
   HISTEQ_CUDA_TRY_LAUNCH();
   unsigned long long pixels = (unsigned long long)plane.width * plane.height;
   unsigned long long scale = bin_scale(pixels);
-  OutputRange range_arg = range;
-  DeviceTone tone_arg = tone;
-  DeepExchange *exchange = scratch.d_exchange;
-  std::uint16_t *lut = scratch.d_lut;
-  unsigned *identity = scratch.d_identity;
-  void *args[] = {&histogram, &pixels, &scale, &range_arg, &tone_arg, &exchange, &lut, &identity};
-  HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)tone_deep<kBits>, dim3(D::kToneBlocks),
-                                              dim3(kToneThreads), args, 0, stream));
+  if constexpr (D::kToneBlocks == 1) {
+    tone_deep<kBits><<<1, kToneThreads, 0, stream>>>(histogram, pixels, scale, range, tone,
+                                                     scratch.d_exchange, scratch.d_lut,
+                                                     scratch.d_identity);
+  } else {
+    OutputRange range_arg = range;
+    DeviceTone tone_arg = tone;
+    DeepExchange *exchange = scratch.d_exchange;
+    std::uint16_t *lut = scratch.d_lut;
+    unsigned *identity = scratch.d_identity;
+    void *args[] = {&histogram, &pixels, &scale, &range_arg, &tone_arg, &exchange, &lut, &identity};
+    HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel(
+        (const void *)tone_deep<kBits>, dim3(D::kToneBlocks), dim3(kToneThreads), args, 0, stream));
+  }
   HISTEQ_CUDA_TRY_LAUNCH();
   map_deep<kBits>
-      <<<blocks, kWalkThreads, 0, stream>>>(plane_arg, out, scratch.d_lut, scratch.d_identity);
+      <<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut, scratch.d_identity);
   HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }
