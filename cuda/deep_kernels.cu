@@ -39,7 +39,7 @@ struct Depth {
   // to 16-bit bins, two to a word.
   static constexpr bool kWideBins = kBits > 12;
   static constexpr int kCopies = kWideBins ? 1 : (8192 >> kBits);
-  static constexpr bool kSharedLut = kBits <= 12;
+  static constexpr bool kWideLut = kBits > 12;
   static constexpr int kToneBlocks = kLevels / kToneLevels;
   static constexpr int kBandLevels = kLevels / kSceneBands;
   static_assert(kBandLevels % kToneItems == 0, "a thread's levels lie within one band");
@@ -47,12 +47,9 @@ struct Depth {
   static_assert(kWideBins || kCopies * kLevels == 8192, "the shared bins fill 32 KiB");
 };
 
-// Bytes of the 16-bit count's shared bins.
+// Bytes of the 16-bit count's shared bins, and of the 16-bit map's shared LUT.
 constexpr int kWideBinBytes = (1 << 16) * 2;
-// Words a thread of the 16-bit count takes between flushes: the block's kWideThreads threads
-// together stay below 65536 counts, so no 16-bit bin can overflow.
-constexpr int kWideRoundWords = 56;
-static_assert(kWideThreads * kWideRoundWords < 65536, "a round cannot overflow a 16-bit bin");
+constexpr int kWideLutBytes = (1 << 16) * 2;
 
 __device__ __forceinline__ void count_words(std::uint32_t pair, const SampleLayout &sample,
                                             unsigned *bins) {
@@ -60,15 +57,14 @@ __device__ __forceinline__ void count_words(std::uint32_t pair, const SampleLayo
   atomicAdd(&bins[sample.level_of(pair >> 16)], 1u);
 }
 
-// Visits the thread's items (item_walk.cuh) with visit(row, c, chunk): kUnroll items' chunks are
-// loaded before any is visited, so that as many loads are in flight per thread (`chunk` is
-// meaningful for items of whole chunks, c < items.chunks; a row's tail words are the visitor's
-// to read).
+// Visits items first, first + stride, ... (item_walk.cuh) with visit(row, c, chunk): kUnroll
+// items' chunks are loaded before any is visited, so that as many loads are in flight per thread
+// (`chunk` is meaningful for items of whole chunks, c < items.chunks; a row's tail words are the
+// visitor's to read).
 template <int kUnroll, class Visit>
 __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
-                                           Visit visit) {
-  ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
-                (long long)gridDim.x * blockDim.x);
+                                           long long first, long long stride, Visit visit) {
+  ItemCursor at(items, plane.height, first, stride);
   while (at.y < plane.height) {
     uint4 chunks[kUnroll];
     int ys[kUnroll], cs[kUnroll];
@@ -87,6 +83,14 @@ __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items
   }
 }
 
+// The whole grid's walk: thread i of the grid takes items i, i + threads, ...
+__device__ __forceinline__ long long grid_first() {
+  return blockIdx.x * (long long)blockDim.x + threadIdx.x;
+}
+__device__ __forceinline__ long long grid_stride() {
+  return (long long)gridDim.x * blockDim.x;
+}
+
 template <int kBits>
 __global__ void __launch_bounds__(kWalkThreads)
     count_deep(DevicePlane plane, unsigned *d_histogram) {
@@ -97,19 +101,20 @@ __global__ void __launch_bounds__(kWalkThreads)
   const SampleLayout sample = plane.layout.sample;
   unsigned *mine = bins[(threadIdx.x / kLanes) % D::kCopies];
   const Items items(plane, plane, kChunkBytes);
-  walk_items<kWalkUnroll>(plane, items, [&](int y, int c, const uint4 &chunk) {
-    if (c < items.chunks) {
-      count_words(chunk.x, sample, mine);
-      count_words(chunk.y, sample, mine);
-      count_words(chunk.z, sample, mine);
-      count_words(chunk.w, sample, mine);
-    } else {
-      const auto *words =
-          reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
-      for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
-        atomicAdd(&mine[sample.level_of(words[x])], 1u);
-    }
-  });
+  walk_items<kWalkUnroll>(
+      plane, items, grid_first(), grid_stride(), [&](int y, int c, const uint4 &chunk) {
+        if (c < items.chunks) {
+          count_words(chunk.x, sample, mine);
+          count_words(chunk.y, sample, mine);
+          count_words(chunk.z, sample, mine);
+          count_words(chunk.w, sample, mine);
+        } else {
+          const auto *words =
+              reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
+          for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
+            atomicAdd(&mine[sample.level_of(words[x])], 1u);
+        }
+      });
   __syncthreads();
   for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) {
     unsigned sum = 0;
@@ -119,67 +124,56 @@ __global__ void __launch_bounds__(kWalkThreads)
   }
 }
 
-// 16-bit counts: level v in half v % 2 of shared word v / 2.
-__device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs) {
-  atomicAdd(&pairs[word >> 1], 1u << ((word & 1u) * 16));
-}
-
-// Counts kWideRoundWords words at most of the thread's items from `at` (`done` of the current
-// item's tail words counted already), so that the block can flush its bins between rounds.
-__device__ __forceinline__ void count_wide_round(const DevicePlane &plane, const Items &items,
-                                                 ItemCursor &at, int &done, unsigned *pairs) {
-  int budget = kWideRoundWords;
-  while (at.y < plane.height) {
-    const std::uint8_t *row = plane.data + (std::size_t)at.y * plane.pitch;
-    if (at.c < items.chunks) {
-      if (budget < kChunkWords) return;
-      const uint4 chunk = *reinterpret_cast<const uint4 *>(row + at.c * kChunkBytes);
-      const std::uint32_t words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
-#pragma unroll
-      for (const std::uint32_t two : words) {
-        count_wide(two & 0xffffu, pairs);
-        count_wide(two >> 16, pairs);
-      }
-      budget -= kChunkWords;
-    } else {
-      const auto *words = reinterpret_cast<const std::uint16_t *>(row);
-      const int first = items.chunks * kChunkWords + done;
-      const int end = min(plane.width, first + budget);
-      for (int x = first; x < end; ++x) count_wide(words[x], pairs);
-      budget -= end - first;
-      if (end < plane.width) {
-        done += end - first;
-        return;
-      }
-      done = 0;
-    }
-    at.next();
+// 16-bit counts: level v in half v % 2 of shared word v / 2. The one increment that takes a half
+// from 0x3fff to 0x4000 moves 0x4000 to the device bin, so no half overflows: until that thread
+// takes it back, in its next instruction, the block's other threads would have to add another
+// 0xc000 to the same level.
+__device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs,
+                                           unsigned *d_histogram) {
+  const unsigned half = (word & 1u) * 16;
+  const unsigned old = atomicAdd(&pairs[word >> 1], 1u << half);
+  if ((old >> half & 0xffffu) == 0x3fffu) {
+    atomicSub(&pairs[word >> 1], 0x4000u << half);
+    atomicAdd(&d_histogram[word], 0x4000u);
   }
 }
 
 // 16 bits: every word's level is the word (level_of is the identity with no shift and 16 bits).
+// Each block counts a band of whole rows: neighbouring pixels share levels, so a band holds fewer
+// distinct levels than rows strewn over the frame, and the block merges fewer bins.
 __global__ void __launch_bounds__(kWideThreads)
     count_deep_wide(DevicePlane plane, unsigned *d_histogram) {
   extern __shared__ unsigned pairs[];
   constexpr int kPairs = kWideBinBytes / 4;
   for (int i = threadIdx.x; i < kPairs; i += blockDim.x) pairs[i] = 0;
   __syncthreads();
-  const Items items(plane, plane, kChunkBytes);
-  ItemCursor at(items, plane.height, blockIdx.x * (long long)blockDim.x + threadIdx.x,
-                (long long)gridDim.x * blockDim.x);
-  int done = 0;
-  bool more = true;
-  while (more) {
-    count_wide_round(plane, items, at, done, pairs);
-    more = __syncthreads_or(at.y < plane.height);
-    for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
-      const unsigned pair = pairs[i];
-      if (!pair) continue;
-      if (pair & 0xffffu) atomicAdd(&d_histogram[2 * i], pair & 0xffffu);
-      if (pair >> 16) atomicAdd(&d_histogram[2 * i + 1], pair >> 16);
-      pairs[i] = 0;
-    }
-    __syncthreads();
+  const int rows = (plane.height + int(gridDim.x) - 1) / int(gridDim.x);
+  const int top = min(plane.height, int(blockIdx.x) * rows);
+  DevicePlane band = plane;
+  band.data += (std::size_t)top * plane.pitch;
+  band.height = min(plane.height, top + rows) - top;
+  const Items items(band, band, kChunkBytes);
+  walk_items<kWalkUnroll>(
+      band, items, threadIdx.x, blockDim.x, [&](int y, int c, const uint4 &chunk) {
+        if (c < items.chunks) {
+          const std::uint32_t words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
+#pragma unroll
+          for (const std::uint32_t two : words) {
+            count_wide(two & 0xffffu, pairs, d_histogram);
+            count_wide(two >> 16, pairs, d_histogram);
+          }
+        } else {
+          const auto *words =
+              reinterpret_cast<const std::uint16_t *>(band.data + (std::size_t)y * band.pitch);
+          for (int x = items.chunks * kChunkWords; x < band.width; ++x)
+            count_wide(words[x], pairs, d_histogram);
+        }
+      });
+  __syncthreads();
+  for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
+    const unsigned pair = pairs[i];
+    if (pair & 0xffffu) atomicAdd(&d_histogram[2 * i], pair & 0xffffu);
+    if (pair >> 16) atomicAdd(&d_histogram[2 * i + 1], pair >> 16);
   }
 }
 
@@ -376,36 +370,37 @@ __global__ void __launch_bounds__(kWalkThreads)
   // The identity leaves the words alone; out of place they are still copied.
   const bool copy_only = *d_identity;
   if (copy_only && out.data == plane.data) return;
-  __shared__ std::uint16_t table[D::kSharedLut ? D::kLevels : 1];
-  if constexpr (D::kSharedLut) {
-    for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) table[v] = d_lut[v];
-    __syncthreads();
-  }
-  const auto lut = [&](std::uint32_t level) -> std::uint32_t {
-    if constexpr (D::kSharedLut) {
-      return table[level];
-    } else {
-      return __ldg(&d_lut[level]);
-    }
-  };
+  // Random lookups into a LUT in global memory would split every warp's load over as many cache
+  // lines: the 16-bit LUT goes to 128 KiB of dynamic shared memory instead.
+  __shared__ __align__(16) std::uint16_t small_table[D::kWideLut ? 8 : D::kLevels];
+  extern __shared__ __align__(16) std::uint16_t wide_table[];
+  std::uint16_t *table = D::kWideLut ? wide_table : small_table;
+  // Eight entries a load: one 2-byte load each would keep the block waiting on 128 KiB of them.
+  const auto *lut_chunks = reinterpret_cast<const uint4 *>(d_lut);
+  auto *table_chunks = reinterpret_cast<uint4 *>(table);
+#pragma unroll 4
+  for (int i = threadIdx.x; i < D::kLevels / 8; i += blockDim.x) table_chunks[i] = lut_chunks[i];
+  __syncthreads();
+  const auto lut = [&](std::uint32_t level) -> std::uint32_t { return table[level]; };
   const SampleLayout sample = plane.layout.sample;
   const Items items(plane, out, kChunkBytes);
-  walk_items<kWalkUnroll>(plane, items, [&](int y, int c, const uint4 &chunk) {
-    std::uint8_t *out_row = out.data + (std::size_t)y * out.pitch;
-    if (c < items.chunks) {
-      const uint4 mapped =
-          copy_only ? chunk
-                    : uint4{map_words(chunk.x, sample, lut), map_words(chunk.y, sample, lut),
-                            map_words(chunk.z, sample, lut), map_words(chunk.w, sample, lut)};
-      *reinterpret_cast<uint4 *>(out_row + c * kChunkBytes) = mapped;
-    } else {
-      const auto *words =
-          reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
-      auto *out_words = reinterpret_cast<std::uint16_t *>(out_row);
-      for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
-        out_words[x] = copy_only ? words[x] : std::uint16_t(map_word(words[x], sample, lut));
-    }
-  });
+  walk_items<kWalkUnroll>(
+      plane, items, grid_first(), grid_stride(), [&](int y, int c, const uint4 &chunk) {
+        std::uint8_t *out_row = out.data + (std::size_t)y * out.pitch;
+        if (c < items.chunks) {
+          const uint4 mapped =
+              copy_only ? chunk
+                        : uint4{map_words(chunk.x, sample, lut), map_words(chunk.y, sample, lut),
+                                map_words(chunk.z, sample, lut), map_words(chunk.w, sample, lut)};
+          *reinterpret_cast<uint4 *>(out_row + c * kChunkBytes) = mapped;
+        } else {
+          const auto *words =
+              reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
+          auto *out_words = reinterpret_cast<std::uint16_t *>(out_row);
+          for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
+            out_words[x] = copy_only ? words[x] : std::uint16_t(map_word(words[x], sample, lut));
+        }
+      });
 }
 
 template <int kBits>
@@ -446,8 +441,17 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
         (const void *)tone_deep<kBits>, dim3(D::kToneBlocks), dim3(kToneThreads), args, 0, stream));
   }
   HISTEQ_CUDA_TRY_LAUNCH();
-  map_deep<kBits>
-      <<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut, scratch.d_identity);
+  if constexpr (D::kWideLut) {
+    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
+        map_deep<kBits>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
+    const int wide_blocks = int(
+        std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1, (long long)sm_count));
+    map_deep<kBits><<<wide_blocks, kWalkThreads, kWideLutBytes, stream>>>(plane, out, scratch.d_lut,
+                                                                          scratch.d_identity);
+  } else {
+    map_deep<kBits>
+        <<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut, scratch.d_identity);
+  }
   HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }

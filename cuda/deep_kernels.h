@@ -4,15 +4,15 @@
 // Equalization of 10, 12 and 16-bit luma in 16-bit words (PixelLayout::deep()), one bin per
 // level (2^bits), in three launches on one stream, each templated on the depth:
 //   count  the histogram into per-block shared bins merged into the device bins: 32-bit bins at
-//          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB) that each block flushes to the
-//          device bins before any can pass 65535;
+//          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB) that hand 0x4000 to the
+//          device bins whenever one reaches it, so none overflows, each block over a band of rows;
 //   tone   a cooperative grid of one block per 1024 levels, four per thread, builds the LUT with
 //          the options of tone.params (core/tone_steps.h, the steps DeepCpuEqualizer takes):
 //          each block's sums and scan total cross to the others through DeepExchange behind a
 //          grid barrier, so every level's values stay in registers; it writes the history and
 //          the report, and leaves the device bins zero for the next frame;
-//   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory up to 12 bits
-//          and read through the read-only cache at 16; nothing when the LUT is the identity.
+//   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory (128 KiB of it
+//          at 16 bits); nothing when the LUT is the identity.
 // Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
 
 #include <cstddef>

@@ -487,6 +487,35 @@ TEST(DeepSamples, AnIdentityLutLeavesEveryWordAsItIs) {
   }
 }
 
+// At 16 bits each block counts into 16-bit shared bins: a level that most of a 4K frame holds
+// fills a block's bin past half many times over, and every count still reaches the report and
+// the LUT (the frame and its histogram equal the core's).
+TEST(DeepSamples, SixteenBitBinsThatFillUpStillCountEveryWord) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const histeq::Params params = histeq::to_params(every_option());
+  const SampleLayout sample{16, 0};
+  const Size size{3840, 2160, Rows::kPacked};
+  auto clip = deep_clip(sample, size.width, size.height, pitch_for(size), 2, 2);
+  std::size_t crowded = 0;
+  for (LumaFrame &frame : clip) {
+    crowded = 0;
+    for (int y = 0; y < frame.height; ++y)
+      for (int x = 0; x < frame.width; ++x)
+        if ((x + y) % 10 != 0) {
+          frame.word_row(y)[x] = 40000;
+          ++crowded;
+        }
+  }
+  const auto expected = cpu_clip(clip, false, params);
+  EngineOutput out;
+  ASSERT_NO_FATAL_FAILURE(run_engine(clip, 2, false, params, &out));
+  expect_frames_equal_the_core(out, expected, params);
+  for (const FrameReport &report : out.reports) {
+    ASSERT_EQ(report.histogram.size(), 65536u);
+    EXPECT_GE(report.histogram[40000], crowded);
+  }
+}
+
 // A 10-bit gradient over all 1024 levels keeps more levels than a byte has: the deep path
 // equalizes the samples at their own depth, not through 256 bins.
 TEST(DeepSamples, TenBitGradientKeepsMoreThan256Levels) {
