@@ -20,7 +20,13 @@
 // Empty when a CUDA device is usable, else why not (the CUDA error text).
 std::string cuda_device_missing_reason();
 
-#define ASSERT_CUDA(call) ASSERT_EQ((call), cudaSuccess) << cudaGetErrorString(call)
+// The call runs once: its status is kept for the message (a failed submit or wait must not be
+// repeated by the assertion itself).
+#define ASSERT_CUDA(call)                                                                       \
+  do {                                                                                          \
+    const cudaError_t histeq_assert_status_ = (call);                                           \
+    ASSERT_EQ(histeq_assert_status_, cudaSuccess) << cudaGetErrorString(histeq_assert_status_); \
+  } while (0)
 
 // A pitched plane the device addresses, with guard bands before and after it and padding after
 // every row, all filled with a known byte, so any write outside the visible image is caught.
