@@ -49,17 +49,6 @@ __device__ __forceinline__ void start_block_tone(const DeviceTone &tone,
   __pipeline_commit();
 }
 
-__device__ __forceinline__ unsigned warp_sum(unsigned value) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(0xffffffffu, value);
-#else
-#pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset /= 2)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-#endif
-}
-
 // The sums over the block of every thread's values[i], in every thread, behind one barrier.
 // Once per kernel: the partial sums' slots are not freed for a second call.
 template <int kValues>

@@ -8,13 +8,13 @@
 
 #include "cuda_check.h"
 #include "item_walk.cuh"
+#include "kernel_shape.cuh"
 #include "tone_steps.h"
 
 namespace histeq::cuda {
 
 namespace {
 
-constexpr int kLanes = 32;
 // Mapping and the 10 and 12-bit counts: blocks of kWalkThreads, kWalkBlocksPerSm of them per SM
 // at most, each thread loading kWalkUnroll chunks before it uses any. Fewer blocks merge fewer
 // shared bins into the device bins; more chunks in flight per thread make up for the threads.
@@ -175,17 +175,6 @@ __global__ void __launch_bounds__(kWideThreads)
     if (pair & 0xffffu) atomicAdd(&d_histogram[2 * i], pair & 0xffffu);
     if (pair >> 16) atomicAdd(&d_histogram[2 * i + 1], pair >> 16);
   }
-}
-
-__device__ __forceinline__ unsigned warp_sum(unsigned value) {
-#if __CUDA_ARCH__ >= 800
-  return __reduce_add_sync(0xffffffffu, value);
-#else
-#pragma unroll
-  for (int offset = kLanes / 2; offset > 0; offset /= 2)
-    value += __shfl_xor_sync(0xffffffffu, value, offset);
-  return value;
-#endif
 }
 
 // The sum over the block of every thread's `value`, in every thread (`slots`: a word per warp

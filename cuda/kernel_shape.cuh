@@ -10,4 +10,16 @@ constexpr int kBlock = kLevels;
 constexpr int kLanes = 32;
 constexpr int kWarps = kBlock / kLanes;
 
+// The sum of `value` over a whole warp, in every lane (one REDUX where the GPU has it).
+__device__ __forceinline__ unsigned warp_sum(unsigned value) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(0xffffffffu, value);
+#else
+#pragma unroll
+  for (int offset = kLanes / 2; offset > 0; offset /= 2)
+    value += __shfl_xor_sync(0xffffffffu, value, offset);
+  return value;
+#endif
+}
+
 }  // namespace histeq::cuda
