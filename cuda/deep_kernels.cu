@@ -177,6 +177,28 @@ __global__ void __launch_bounds__(kWideThreads)
   }
 }
 
+// 16 bits without the shared memory for count_deep_wide: every word to its device bin.
+__global__ void __launch_bounds__(kWalkThreads)
+    count_deep_global(DevicePlane plane, unsigned *d_histogram) {
+  const Items items(plane, plane, kChunkBytes);
+  walk_items<kWalkUnroll>(
+      plane, items, grid_first(), grid_stride(), [&](int y, int c, const uint4 &chunk) {
+        if (c < items.chunks) {
+          const std::uint32_t words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
+#pragma unroll
+          for (const std::uint32_t two : words) {
+            atomicAdd(&d_histogram[two & 0xffffu], 1u);
+            atomicAdd(&d_histogram[two >> 16], 1u);
+          }
+        } else {
+          const auto *words =
+              reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
+          for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
+            atomicAdd(&d_histogram[words[x]], 1u);
+        }
+      });
+}
+
 // The sum over the block of every thread's `value`, in every thread (`slots`: a word per warp
 // of shared memory, not in use by another sum of the same barrier interval).
 __device__ __forceinline__ unsigned block_sum(unsigned value, unsigned *slots) {
@@ -351,7 +373,8 @@ __device__ __forceinline__ std::uint32_t map_words(std::uint32_t pair, const Sam
   return map_word(pair & 0xffffu, sample, lut) | map_word(pair >> 16, sample, lut) << 16;
 }
 
-template <int kBits>
+// kWideShared: the 16-bit LUT in dynamic shared memory (else read from device memory).
+template <int kBits, bool kWideShared>
 __global__ void __launch_bounds__(kWalkThreads)
     map_deep(DevicePlane plane, DevicePlane out, const std::uint16_t *d_lut,
              const unsigned *d_identity) {
@@ -359,18 +382,27 @@ __global__ void __launch_bounds__(kWalkThreads)
   // The identity leaves the words alone; out of place they are still copied.
   const bool copy_only = *d_identity;
   if (copy_only && out.data == plane.data) return;
-  // Random lookups into a LUT in global memory would split every warp's load over as many cache
-  // lines: the 16-bit LUT goes to 128 KiB of dynamic shared memory instead.
+  // Random lookups into a LUT in device memory would split every warp's load over as many cache
+  // lines: the LUT goes to shared memory, 128 KiB of dynamic shared memory at 16 bits.
+  constexpr bool kSharedTable = !D::kWideLut || kWideShared;
   __shared__ __align__(16) std::uint16_t small_table[D::kWideLut ? 8 : D::kLevels];
   extern __shared__ __align__(16) std::uint16_t wide_table[];
   std::uint16_t *table = D::kWideLut ? wide_table : small_table;
-  // Eight entries a load: one 2-byte load each would keep the block waiting on 128 KiB of them.
-  const auto *lut_chunks = reinterpret_cast<const uint4 *>(d_lut);
-  auto *table_chunks = reinterpret_cast<uint4 *>(table);
+  if constexpr (kSharedTable) {
+    // Eight entries a load: one 2-byte load each would keep the block waiting on 128 KiB of them.
+    const auto *lut_chunks = reinterpret_cast<const uint4 *>(d_lut);
+    auto *table_chunks = reinterpret_cast<uint4 *>(table);
 #pragma unroll 4
-  for (int i = threadIdx.x; i < D::kLevels / 8; i += blockDim.x) table_chunks[i] = lut_chunks[i];
-  __syncthreads();
-  const auto lut = [&](std::uint32_t level) -> std::uint32_t { return table[level]; };
+    for (int i = threadIdx.x; i < D::kLevels / 8; i += blockDim.x) table_chunks[i] = lut_chunks[i];
+    __syncthreads();
+  }
+  const auto lut = [&](std::uint32_t level) -> std::uint32_t {
+    if constexpr (kSharedTable) {
+      return table[level];
+    } else {
+      return __ldg(&d_lut[level]);
+    }
+  };
   const SampleLayout sample = plane.layout.sample;
   const Items items(plane, out, kChunkBytes);
   walk_items<kWalkUnroll>(
@@ -397,18 +429,23 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
                          const DeviceTone &tone, const DeepScratch &scratch, int sm_count,
                          cudaStream_t stream) {
   using D = Depth<kBits>;
+  if (D::kWideLut && !scratch.limits.wide_tone) return cudaErrorCooperativeLaunchTooLarge;
+  const bool wide_shared = D::kWideLut && scratch.limits.wide_shared;
   const long long chunks = ((long long)plane.row_bytes() + kChunkBytes - 1) / kChunkBytes;
   const long long items = chunks * plane.height;
   const int blocks = int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1,
                                                (long long)sm_count * kWalkBlocksPerSm));
+  // One block per SM where each takes 128 KiB of shared memory.
+  const int wide_blocks =
+      int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1, (long long)sm_count));
   unsigned *histogram = scratch.d_histogram;
   HISTEQ_CUDA_BEFORE_LAUNCH();
-  if constexpr (D::kWideBins) {
-    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
-        count_deep_wide, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
-    const int wide_blocks = int(
-        std::clamp<long long>((items + kWideThreads - 1) / kWideThreads, 1, (long long)sm_count));
-    count_deep_wide<<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
+  if constexpr (D::kWideLut) {
+    if (wide_shared) {
+      count_deep_wide<<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
+    } else {
+      count_deep_global<<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
+    }
   } else {
     count_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
   }
@@ -430,15 +467,11 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
         (const void *)tone_deep<kBits>, dim3(D::kToneBlocks), dim3(kToneThreads), args, 0, stream));
   }
   HISTEQ_CUDA_TRY_LAUNCH();
-  if constexpr (D::kWideLut) {
-    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
-        map_deep<kBits>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
-    const int wide_blocks = int(
-        std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1, (long long)sm_count));
-    map_deep<kBits><<<wide_blocks, kWalkThreads, kWideLutBytes, stream>>>(plane, out, scratch.d_lut,
-                                                                          scratch.d_identity);
+  if (wide_shared) {
+    map_deep<kBits, true><<<wide_blocks, kWalkThreads, kWideLutBytes, stream>>>(
+        plane, out, scratch.d_lut, scratch.d_identity);
   } else {
-    map_deep<kBits>
+    map_deep<kBits, false>
         <<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut, scratch.d_identity);
   }
   HISTEQ_CUDA_TRY_LAUNCH();
@@ -446,6 +479,36 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
 }
 
 }  // namespace
+
+cudaError_t deep_limits(DeepLimits *limits) {
+  int device = 0, optin = 0, sm_count = 0, tone_per_sm = 0;
+  HISTEQ_CUDA_TRY(cudaGetDevice(&device));
+  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  HISTEQ_CUDA_TRY(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tone_per_sm, tone_deep<16>, kToneThreads, 0));
+  *limits = DeepLimits{};
+  // The map's static table (16 bytes) comes on top of its dynamic one.
+  if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
+    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
+        count_deep_wide, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
+    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
+        map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
+    limits->wide_shared = true;
+  }
+  limits->wide_tone = tone_per_sm * sm_count >= Depth<16>::kToneBlocks;
+  return cudaSuccess;
+}
+
+DeepScratch deep_scratch_at(void *d_memory, DeepLimits limits) {
+  DeepScratch scratch;
+  scratch.d_histogram = static_cast<unsigned *>(d_memory);
+  scratch.d_exchange = reinterpret_cast<DeepExchange *>(scratch.d_histogram + kMaxLevels);
+  scratch.d_lut = reinterpret_cast<std::uint16_t *>(scratch.d_exchange + 1);
+  scratch.d_identity = reinterpret_cast<unsigned *>(scratch.d_lut + kMaxLevels);
+  scratch.limits = limits;
+  return scratch;
+}
 
 cudaError_t launch_deep(const DevicePlane &plane, const DevicePlane &out, OutputRange range,
                         const DeviceTone &tone, const DeepScratch &scratch, int sm_count,

@@ -5,14 +5,15 @@
 // level (2^bits), in three launches on one stream, each templated on the depth:
 //   count  the histogram into per-block shared bins merged into the device bins: 32-bit bins at
 //          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB) that hand 0x4000 to the
-//          device bins whenever one reaches it, so none overflows, each block over a band of rows;
+//          device bins whenever one reaches it, so none overflows, each block over a band of rows
+//          (GPUs without 128 KiB of shared memory a block count in the device bins);
 //   tone   a cooperative grid of one block per 1024 levels, four per thread, builds the LUT with
 //          the options of tone.params (core/tone_steps.h, the steps DeepCpuEqualizer takes):
 //          each block's sums and scan total cross to the others through DeepExchange behind a
 //          grid barrier, so every level's values stay in registers; it writes the history and
 //          the report, and leaves the device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory (128 KiB of it
-//          at 16 bits); nothing when the LUT is the identity.
+//          at 16 bits, where the GPU has it); nothing when the LUT is the identity.
 // Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
 
 #include <cstddef>
@@ -36,6 +37,17 @@ struct DeepExchange {
   unsigned first_source[kMaxBlocks];  // the block's first non-zero source count, or 0
 };
 
+// What the device allows at 16 bits: 128 KiB of shared memory for a block's bins and LUT (else
+// the count goes straight to the device bins and the map reads the LUT from device memory), and
+// the tone kernel's 64 blocks resident at once (else 16-bit frames are refused).
+struct DeepLimits {
+  bool wide_shared = false;
+  bool wide_tone = false;
+};
+
+// The current device's limits; also lets the 16-bit kernels take their shared memory there.
+cudaError_t deep_limits(DeepLimits *limits);
+
 // A frame's device bins and LUT, sized for the deepest samples; the bins are zero between frames.
 // `d_identity` says the LUT maps every level to itself: the map then leaves every word as it is,
 // as the CPU does (a word's bits outside its level, set only in malformed words, stay).
@@ -47,10 +59,16 @@ struct DeepScratch {
   DeepExchange *d_exchange = nullptr;
   std::uint16_t *d_lut = nullptr;
   unsigned *d_identity = nullptr;
+  DeepLimits limits;
 };
 
+// The scratch laid out in kBytes of device memory at `d_memory` (16-byte aligned; zeroed by the
+// caller before the first frame).
+DeepScratch deep_scratch_at(void *d_memory, DeepLimits limits);
+
 // Enqueues the three kernels for `plane` (a deep layout, checked by the caller) into `out` (the
-// same size; may be `plane`) on `stream`.
+// same size; may be `plane`) on `stream`. cudaErrorCooperativeLaunchTooLarge, before anything is
+// enqueued, for 16-bit frames where the limits do not allow the tone kernel.
 cudaError_t launch_deep(const DevicePlane &plane, const DevicePlane &out, OutputRange range,
                         const DeviceTone &tone, const DeepScratch &scratch, int sm_count,
                         cudaStream_t stream);

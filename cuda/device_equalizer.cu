@@ -94,14 +94,21 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
   if ((deep || !tone.classic()) && (unsigned long long)plane.width * plane.height >> 32)
     return cudaErrorInvalidValue;
   if (deep) {
+    // 16-bit words start on even bytes (a misaligned word would stop the context).
+    if (reinterpret_cast<std::uintptr_t>(plane.data) % 2 || plane.pitch % 2 ||
+        reinterpret_cast<std::uintptr_t>(out.data) % 2 || out.pitch % 2)
+      return cudaErrorInvalidValue;
     if (!deep_.d_histogram) {
+      DeepLimits limits;
+      HISTEQ_CUDA_TRY(deep_limits(&limits));
       void *scratch = nullptr;
       HISTEQ_CUDA_TRY(cudaMalloc(&scratch, DeepScratch::kBytes));
-      deep_.d_histogram = static_cast<unsigned *>(scratch);
-      deep_.d_exchange = reinterpret_cast<DeepExchange *>(deep_.d_histogram + kMaxLevels);
-      deep_.d_lut = reinterpret_cast<std::uint16_t *>(deep_.d_exchange + 1);
-      deep_.d_identity = reinterpret_cast<unsigned *>(deep_.d_lut + kMaxLevels);
-      HISTEQ_CUDA_TRY(cudaMemsetAsync(scratch, 0, DeepScratch::kBytes, stream));
+      const cudaError_t zeroed = cudaMemsetAsync(scratch, 0, DeepScratch::kBytes, stream);
+      if (zeroed != cudaSuccess) {
+        cudaFree(scratch);
+        return zeroed;
+      }
+      deep_ = deep_scratch_at(scratch, limits);
     }
     return launch_deep(plane, out, range, tone, deep_, sm_count_, stream);
   }

@@ -32,7 +32,7 @@ cudaError_t DeviceHistory::attach(cudaStream_t stream, SampleLayout sample, Devi
   const bool same_samples = sample.bits == sample_.bits && sample.shift == sample_.shift;
   if (valid_ && same_samples) tone->d_history_in = d_buffers_ + current_ * kMaxLevels;
   tone->d_history_out = d_buffers_ + (1 - current_) * kMaxLevels;
-  sample_ = sample;
+  attaching_ = sample;
   return cudaSuccess;
 }
 
@@ -40,6 +40,7 @@ cudaError_t DeviceHistory::attached(cudaStream_t stream, const DeviceTone &tone)
   if (!tone.params.keep_history) return cudaSuccess;
   HISTEQ_CUDA_TRY(cudaEventRecord(written_, stream));
   current_ = 1 - current_;
+  sample_ = attaching_;
   valid_ = recorded_ = true;
   return cudaSuccess;
 }

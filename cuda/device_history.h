@@ -46,6 +46,7 @@ class DeviceHistory {
   unsigned long long *d_buffers_ = nullptr;  // 2 x kMaxLevels
   int current_ = 0;                          // the buffer the last frame wrote
   SampleLayout sample_;                      // of the frame that wrote it
+  SampleLayout attaching_;                   // of the frame between attach and attached
   bool valid_ = false;                       // current_ holds the history of the frame just before
   bool recorded_ = false;          // written_ marks the kernels of the last frame that kept it
   cudaEvent_t written_ = nullptr;  // recorded after the last frame that kept the history

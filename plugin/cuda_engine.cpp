@@ -193,6 +193,7 @@ GstFlowReturn CudaFrameEngine::submit_cuda_memory(const GstVideoInfo *info, GstB
                       ("gst_video_frame_map(GST_MAP_CUDA) failed on %" GST_PTR_FORMAT, buffer));
     return GST_FLOW_ERROR;
   }
+  if (!histeq_check_luma_alignment(GST_ELEMENT(filter_), &frame)) return GST_FLOW_ERROR;
   const histeq::LumaPlane8 visible = histeq_luma_plane(&frame);
   histeq::cuda::DeviceFrame device;
   device.plane = {visible.data, visible.width, visible.height, std::size_t(visible.stride),

@@ -135,7 +135,7 @@ gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info
 // Samples wider than a byte are read and written as whole words, so the luma plane must start
 // and step on a multiple of its sample size. A meta's odd offset or stride, or memory at an odd
 // address, would otherwise make every load a misaligned one.
-static gboolean histeq_check_luma_alignment(GstElement *element, GstVideoFrame *frame) {
+gboolean histeq_check_luma_alignment(GstElement *element, GstVideoFrame *frame) {
   const guint sample_bytes = (GST_VIDEO_FORMAT_INFO_DEPTH(frame->info.finfo, 0) + 7) / 8;
   const auto address = reinterpret_cast<guintptr>(GST_VIDEO_FRAME_PLANE_DATA(frame, 0));
   const gint stride = GST_VIDEO_FRAME_PLANE_STRIDE(frame, 0);

@@ -53,6 +53,11 @@ gboolean histeq_check_frame_layout(GstElement *element, const GstVideoInfo *info
 gboolean histeq_map_frame(GstElement *element, const GstVideoInfo *info, GstBuffer *buffer,
                           GstVideoFrame *frame);
 
+// Checks that the luma plane of a mapped frame (host or device pointers) starts on a whole
+// sample and has a stride of whole samples (16-bit formats: even addresses); else posts a
+// GST_ELEMENT_ERROR on `element`, unmaps the frame and returns FALSE.
+gboolean histeq_check_luma_alignment(GstElement *element, GstVideoFrame *frame);
+
 // The luma plane of a mapped frame (host or device pointers, as mapped) as far as it is visible:
 // the rectangle of the buffer's GstVideoCropMeta (checked by histeq_check_frame_layout), else
 // all of it. The elements count and rewrite exactly these pixels; the rest stays as it was.

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -27,6 +28,15 @@ std::string cuda_device_missing_reason();
     const cudaError_t histeq_assert_status_ = (call);                                           \
     ASSERT_EQ(histeq_assert_status_, cudaSuccess) << cudaGetErrorString(histeq_assert_status_); \
   } while (0)
+
+// Device memory freed with the scope (nullptr data where the allocation failed).
+struct DeviceBytes {
+  std::uint8_t *data = nullptr;
+  explicit DeviceBytes(std::size_t bytes) { cudaMalloc(reinterpret_cast<void **>(&data), bytes); }
+  ~DeviceBytes() { cudaFree(data); }
+  DeviceBytes(const DeviceBytes &) = delete;
+  DeviceBytes &operator=(const DeviceBytes &) = delete;
+};
 
 // A pitched plane the device addresses, with guard bands before and after it and padding after
 // every row, all filled with a known byte, so any write outside the visible image is caught.

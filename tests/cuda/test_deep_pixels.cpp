@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "cpu_equalizer.h"
+#include "deep_kernels.h"
+#include "fault_injection.h"
 #include "device_equalizer.h"
 #include "frame_engine.h"
 #include "gpu_frames.h"
@@ -514,6 +516,114 @@ TEST(DeepSamples, SixteenBitBinsThatFillUpStillCountEveryWord) {
     ASSERT_EQ(report.histogram.size(), 65536u);
     EXPECT_GE(report.histogram[40000], crowded);
   }
+}
+
+// GPUs without 128 KiB of shared memory a block count 16-bit words in the device bins and map
+// through a LUT in device memory: the same bytes and report. Where the tone kernel's 64 blocks
+// cannot all be resident, a 16-bit frame is refused before anything runs, and the next frame on
+// the same scratch is unaffected.
+TEST(DeepSamples, SixteenBitsWithoutWideSharedMemoryGiveTheSameBytes) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const histeq::Params params = histeq::to_params(every_option());
+  const SampleLayout sample{16, 0};
+  const Size size{1920, 1080, Rows::kChunked};
+  const auto clip = deep_clip(sample, size.width, size.height, pitch_for(size), 1, 1);
+  const auto expected = cpu_clip(clip, false, params);
+  DeviceBytes memory(histeq::cuda::DeepScratch::kBytes);
+  ASSERT_CUDA(cudaMemset(memory.data, 0, histeq::cuda::DeepScratch::kBytes));
+  DeviceBytes history(2 * std::size_t(histeq::cuda::kMaxLevels) * sizeof(std::uint64_t));
+  DeviceBytes report(histeq::cuda::report_words(histeq::cuda::kMaxLevels) * sizeof(std::uint64_t));
+  int sm_count = 0, device = 0;
+  ASSERT_CUDA(cudaGetDevice(&device));
+  ASSERT_CUDA(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
+  histeq::cuda::DeviceTone tone;
+  tone.params = params;
+  tone.reset = true;
+  tone.d_history_out = reinterpret_cast<unsigned long long *>(history.data);
+  tone.d_report = reinterpret_cast<unsigned long long *>(report.data);
+  const auto equalize = [&](histeq::cuda::DeepLimits limits) {
+    GuardedDevicePlane plane(int(clip[0].row_bytes()), clip[0].height, clip[0].pitch);
+    EXPECT_EQ(plane.upload(visible_bytes(clip[0])), cudaSuccess);
+    const histeq::cuda::DeepScratch scratch = histeq::cuda::deep_scratch_at(memory.data, limits);
+    const DevicePlane device_frame = device_plane(plane, clip[0]);
+    const cudaError_t status = histeq::cuda::launch_deep(
+        device_frame, device_frame, histeq::full_range(16), tone, scratch, sm_count, nullptr);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    LumaFrame got = clip[0];
+    std::vector<std::uint8_t> packed;
+    bool intact = false;
+    EXPECT_EQ(plane.download(packed, intact), cudaSuccess);
+    EXPECT_TRUE(intact);
+    set_visible_bytes(got, packed);
+    return std::pair{status, got};
+  };
+  const auto [refused, untouched] = equalize({false, false});
+  EXPECT_EQ(refused, cudaErrorCooperativeLaunchTooLarge);
+  EXPECT_TRUE(untouched.storage == clip[0].storage) << "a refused frame was written";
+  const auto [status, got] = equalize({false, true});
+  ASSERT_CUDA(status);
+  EXPECT_TRUE(got.storage == expected[0].frame.storage) << difference(got, expected[0].frame);
+  std::vector<std::uint64_t> words(histeq::cuda::report_words(histeq::cuda::kMaxLevels));
+  ASSERT_CUDA(cudaMemcpy(words.data(), report.data, words.size() * sizeof(std::uint64_t),
+                         cudaMemcpyDeviceToHost));
+  EXPECT_TRUE(std::equal(words.begin() + 1, words.end(), expected[0].histogram.begin()));
+}
+
+// 16-bit words start on even bytes: a plane at an odd address or with an odd pitch is refused
+// before any kernel could read a misaligned word.
+TEST(DeepSamples, OddAddressesAndPitchesAreRefused) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  DeviceBytes memory(4096);
+  histeq::cuda::DeviceEqualizer equalizer;
+  ASSERT_CUDA(equalizer.init());
+  auto *data = static_cast<std::uint8_t *>(memory.data);
+  const PixelLayout layout = deep_luma_layout({10, 0});
+  const DevicePlane odd_pitch{data, 8, 4, 17, layout};
+  const DevicePlane odd_address{data + 1, 8, 4, 16, layout};
+  EXPECT_EQ(equalizer.equalize(odd_pitch, histeq::full_range(10), {}, nullptr),
+            cudaErrorInvalidValue);
+  EXPECT_EQ(equalizer.equalize(odd_address, histeq::full_range(10), {}, nullptr),
+            cudaErrorInvalidValue);
+  const DevicePlane even{data, 8, 4, 16, layout};
+  EXPECT_EQ(equalizer.equalize(even, histeq::full_range(10), {}, nullptr), cudaSuccess);
+  ASSERT_CUDA(cudaDeviceSynchronize());
+}
+
+// A frame of new samples that fails (here an injected launch failure) leaves the history as it
+// was: the next frame of those samples restarts it rather than following a history of another
+// depth.
+TEST(DeepSamples, AFailedFrameOfNewSamplesLeavesNoHistoryBehind) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  setenv(histeq::cuda::kFaultVariable, "launch@1", 1);
+  FrameEngine engine;
+  const cudaError_t started = engine.init(1, {});
+  unsetenv(histeq::cuda::kFaultVariable);
+  ASSERT_CUDA(started);
+  const histeq::Params params = histeq::to_params(every_option());
+  const Size size{64, 32, Rows::kChunked};
+  LumaFrame p010 = deep_clip({10, 6}, size.width, size.height, pitch_for(size), 1, 1)[0];
+  LumaFrame gray16 = deep_clip({16, 0}, size.width, size.height, pitch_for(size), 1, 1)[0];
+  const auto submit = [&](LumaFrame &frame) {
+    histeq::cuda::HostFrame host;
+    host.src = host.dst = frame.bytes();
+    host.src_pitch = host.dst_pitch = frame.pitch;
+    host.width = frame.width;
+    host.height = frame.height;
+    host.layout = frame.layout;
+    host.range = histeq::full_range(frame.layout.sample.bits);
+    host.params = params;
+    return engine.submit(host);
+  };
+  FrameReport report;
+  ASSERT_CUDA(submit(p010));
+  ASSERT_CUDA(engine.wait(nullptr, &report));
+  EXPECT_TRUE(report.restarted);
+  LumaFrame failing = gray16;
+  EXPECT_NE(submit(failing), cudaSuccess);
+  ASSERT_CUDA(submit(gray16));
+  ASSERT_CUDA(engine.wait(nullptr, &report));
+  EXPECT_TRUE(report.restarted) << "the 16-bit frame followed the 10-bit history";
+  EXPECT_EQ(report.histogram.size(), 65536u);
 }
 
 // A 10-bit gradient over all 1024 levels keeps more levels than a byte has: the deep path

@@ -166,12 +166,6 @@ histeq::cuda::HostFrame host_frame(std::vector<std::uint8_t> &bytes, std::size_t
 }
 
 // Device memory holding a whole clip frame (padding included).
-struct DeviceBytes {
-  std::uint8_t *data = nullptr;
-  explicit DeviceBytes(std::size_t bytes) { cudaMalloc(reinterpret_cast<void **>(&data), bytes); }
-  ~DeviceBytes() { cudaFree(data); }
-};
-
 // (layout, every option or the classic mapping, large frames or small ones: the sanitizers run
 // the small ones).
 class PackedEngine : public ::testing::TestWithParam<std::tuple<std::size_t, bool, bool>> {
