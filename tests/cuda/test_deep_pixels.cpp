@@ -574,6 +574,7 @@ TEST(DeepSamples, SixteenBitsWithoutWideSharedMemoryGiveTheSameBytes) {
 TEST(DeepSamples, OddAddressesAndPitchesAreRefused) {
   SKIP_WITHOUT_CUDA_DEVICE();
   DeviceBytes memory(4096);
+  ASSERT_CUDA(cudaMemset(memory.data, 0, 4096));
   histeq::cuda::DeviceEqualizer equalizer;
   ASSERT_CUDA(equalizer.init());
   auto *data = static_cast<std::uint8_t *>(memory.data);
