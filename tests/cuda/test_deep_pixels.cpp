@@ -222,6 +222,20 @@ DevicePlane device_plane(const GuardedDevicePlane &guarded, const LumaFrame &fra
 
 // What the engine made of a clip: each frame (a device frame's row padding is its input's, its
 // own checked untouched) and its report.
+// `frame` as the engine takes it from host memory, equalized in place.
+histeq::cuda::HostFrame host_frame(LumaFrame &frame, OutputRange range,
+                                   const histeq::Params &params) {
+  histeq::cuda::HostFrame host;
+  host.src = host.dst = frame.bytes();
+  host.src_pitch = host.dst_pitch = frame.pitch;
+  host.width = frame.width;
+  host.height = frame.height;
+  host.layout = frame.layout;
+  host.range = range;
+  host.params = params;
+  return host;
+}
+
 struct EngineOutput {
   std::vector<LumaFrame> frames;
   std::vector<FrameReport> reports;
@@ -252,14 +266,7 @@ void run_engine(const std::vector<LumaFrame> &clip, int depth, bool limited,
     LumaFrame &frame = out->frames[i];
     const OutputRange range = output_range(frame.layout, limited);
     if (i % 2 == 0) {
-      histeq::cuda::HostFrame host;
-      host.src = host.dst = frame.bytes();
-      host.src_pitch = host.dst_pitch = frame.pitch;
-      host.width = frame.width;
-      host.height = frame.height;
-      host.layout = frame.layout;
-      host.range = range;
-      host.params = params;
+      histeq::cuda::HostFrame host = host_frame(frame, range, params);
       host.reset = i == 0;
       host.tag = i;
       ASSERT_CUDA(engine.submit(host));
@@ -605,15 +612,7 @@ TEST(DeepSamples, AFailedFrameOfNewSamplesLeavesNoHistoryBehind) {
   LumaFrame p010 = deep_clip({10, 6}, size.width, size.height, pitch_for(size), 1, 1)[0];
   LumaFrame gray16 = deep_clip({16, 0}, size.width, size.height, pitch_for(size), 1, 1)[0];
   const auto submit = [&](LumaFrame &frame) {
-    histeq::cuda::HostFrame host;
-    host.src = host.dst = frame.bytes();
-    host.src_pitch = host.dst_pitch = frame.pitch;
-    host.width = frame.width;
-    host.height = frame.height;
-    host.layout = frame.layout;
-    host.range = histeq::full_range(frame.layout.sample.bits);
-    host.params = params;
-    return engine.submit(host);
+    return engine.submit(host_frame(frame, histeq::full_range(frame.layout.sample.bits), params));
   };
   FrameReport report;
   ASSERT_CUDA(submit(p010));
