@@ -34,28 +34,22 @@ constexpr int kChunkWords = kChunkBytes / 2;
 template <int kBits>
 struct Depth {
   static constexpr int kLevels = 1 << kBits;
+  // 16-bit samples: 65536 levels, whose bins and LUT take 128 KiB of shared memory each.
+  static constexpr bool kWide = kBits > 12;
   // 10 and 12-bit counts go to 32 KiB of 32-bit shared bins per block: copies of the bins, warp
   // w counting into copy w % kCopies so that fewer warps collide on a level. 16-bit counts go
   // to 16-bit bins, two to a word.
-  static constexpr bool kWideBins = kBits > 12;
-  static constexpr int kCopies = kWideBins ? 1 : (8192 >> kBits);
-  static constexpr bool kWideLut = kBits > 12;
+  static constexpr int kCopies = kWide ? 1 : (8192 >> kBits);
   static constexpr int kToneBlocks = kLevels / kToneLevels;
   static constexpr int kBandLevels = kLevels / kSceneBands;
   static_assert(kBandLevels % kToneItems == 0, "a thread's levels lie within one band");
   static_assert(kToneBlocks <= DeepExchange::kMaxBlocks, "the exchange holds every block");
-  static_assert(kWideBins || kCopies * kLevels == 8192, "the shared bins fill 32 KiB");
+  static_assert(kWide || kCopies * kLevels == 8192, "the shared bins fill 32 KiB");
 };
 
 // Bytes of the 16-bit count's shared bins, and of the 16-bit map's shared LUT.
 constexpr int kWideBinBytes = (1 << 16) * 2;
 constexpr int kWideLutBytes = (1 << 16) * 2;
-
-__device__ __forceinline__ void count_words(std::uint32_t pair, const SampleLayout &sample,
-                                            unsigned *bins) {
-  atomicAdd(&bins[sample.level_of(pair & 0xffffu)], 1u);
-  atomicAdd(&bins[sample.level_of(pair >> 16)], 1u);
-}
 
 // Visits items first, first + stride, ... (item_walk.cuh) with visit(row, c, chunk): kUnroll
 // items' chunks are loaded before any is visited, so that as many loads are in flight per thread
@@ -83,6 +77,25 @@ __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items
   }
 }
 
+// Calls count(word) for every word of item (y, c) that walk_items visits: a chunk's eight, or the
+// row's tail words.
+template <class Count>
+__device__ __forceinline__ void each_word(const DevicePlane &plane, const Items &items, int y,
+                                          int c, const uint4 &chunk, Count count) {
+  if (c < items.chunks) {
+    const std::uint32_t pairs[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
+#pragma unroll
+    for (const std::uint32_t two : pairs) {
+      count(two & 0xffffu);
+      count(two >> 16);
+    }
+  } else {
+    const auto *words =
+        reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
+    for (int x = items.chunks * kChunkWords; x < plane.width; ++x) count(words[x]);
+  }
+}
+
 // The whole grid's walk: thread i of the grid takes items i, i + threads, ...
 __device__ __forceinline__ long long grid_first() {
   return blockIdx.x * (long long)blockDim.x + threadIdx.x;
@@ -103,17 +116,8 @@ __global__ void __launch_bounds__(kWalkThreads)
   const Items items(plane, plane, kChunkBytes);
   walk_items<kWalkUnroll>(
       plane, items, grid_first(), grid_stride(), [&](int y, int c, const uint4 &chunk) {
-        if (c < items.chunks) {
-          count_words(chunk.x, sample, mine);
-          count_words(chunk.y, sample, mine);
-          count_words(chunk.z, sample, mine);
-          count_words(chunk.w, sample, mine);
-        } else {
-          const auto *words =
-              reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
-          for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
-            atomicAdd(&mine[sample.level_of(words[x])], 1u);
-        }
+        each_word(plane, items, y, c, chunk,
+                  [&](std::uint32_t word) { atomicAdd(&mine[sample.level_of(word)], 1u); });
       });
   __syncthreads();
   for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) {
@@ -155,19 +159,8 @@ __global__ void __launch_bounds__(kWideThreads)
   const Items items(band, band, kChunkBytes);
   walk_items<kWalkUnroll>(
       band, items, threadIdx.x, blockDim.x, [&](int y, int c, const uint4 &chunk) {
-        if (c < items.chunks) {
-          const std::uint32_t words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
-#pragma unroll
-          for (const std::uint32_t two : words) {
-            count_wide(two & 0xffffu, pairs, d_histogram);
-            count_wide(two >> 16, pairs, d_histogram);
-          }
-        } else {
-          const auto *words =
-              reinterpret_cast<const std::uint16_t *>(band.data + (std::size_t)y * band.pitch);
-          for (int x = items.chunks * kChunkWords; x < band.width; ++x)
-            count_wide(words[x], pairs, d_histogram);
-        }
+        each_word(band, items, y, c, chunk,
+                  [&](std::uint32_t word) { count_wide(word, pairs, d_histogram); });
       });
   __syncthreads();
   for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
@@ -183,19 +176,8 @@ __global__ void __launch_bounds__(kWalkThreads)
   const Items items(plane, plane, kChunkBytes);
   walk_items<kWalkUnroll>(
       plane, items, grid_first(), grid_stride(), [&](int y, int c, const uint4 &chunk) {
-        if (c < items.chunks) {
-          const std::uint32_t words[4] = {chunk.x, chunk.y, chunk.z, chunk.w};
-#pragma unroll
-          for (const std::uint32_t two : words) {
-            atomicAdd(&d_histogram[two & 0xffffu], 1u);
-            atomicAdd(&d_histogram[two >> 16], 1u);
-          }
-        } else {
-          const auto *words =
-              reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
-          for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
-            atomicAdd(&d_histogram[words[x]], 1u);
-        }
+        each_word(plane, items, y, c, chunk,
+                  [&](std::uint32_t word) { atomicAdd(&d_histogram[word], 1u); });
       });
 }
 
@@ -384,10 +366,10 @@ __global__ void __launch_bounds__(kWalkThreads)
   if (copy_only && out.data == plane.data) return;
   // Random lookups into a LUT in device memory would split every warp's load over as many cache
   // lines: the LUT goes to shared memory, 128 KiB of dynamic shared memory at 16 bits.
-  constexpr bool kSharedTable = !D::kWideLut || kWideShared;
-  __shared__ __align__(16) std::uint16_t small_table[D::kWideLut ? 8 : D::kLevels];
+  constexpr bool kSharedTable = !D::kWide || kWideShared;
+  __shared__ __align__(16) std::uint16_t small_table[D::kWide ? 8 : D::kLevels];
   extern __shared__ __align__(16) std::uint16_t wide_table[];
-  std::uint16_t *table = D::kWideLut ? wide_table : small_table;
+  std::uint16_t *table = D::kWide ? wide_table : small_table;
   if constexpr (kSharedTable) {
     // Eight entries a load: one 2-byte load each would keep the block waiting on 128 KiB of them.
     const auto *lut_chunks = reinterpret_cast<const uint4 *>(d_lut);
@@ -429,8 +411,8 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
                          const DeviceTone &tone, const DeepScratch &scratch, int sm_count,
                          cudaStream_t stream) {
   using D = Depth<kBits>;
-  if (D::kWideLut && !scratch.limits.wide_tone) return cudaErrorCooperativeLaunchTooLarge;
-  const bool wide_shared = D::kWideLut && scratch.limits.wide_shared;
+  if (D::kWide && !scratch.limits.wide_tone) return cudaErrorCooperativeLaunchTooLarge;
+  const bool wide_shared = D::kWide && scratch.limits.wide_shared;
   const long long chunks = ((long long)plane.row_bytes() + kChunkBytes - 1) / kChunkBytes;
   const long long items = chunks * plane.height;
   const int blocks = int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1,
@@ -440,7 +422,7 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
       int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1, (long long)sm_count));
   unsigned *histogram = scratch.d_histogram;
   HISTEQ_CUDA_BEFORE_LAUNCH();
-  if constexpr (D::kWideLut) {
+  if constexpr (D::kWide) {
     if (wide_shared) {
       count_deep_wide<<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
     } else {
