@@ -219,18 +219,12 @@ cudaError_t FrameEngine::submit(const HostFrame &frame) {
   Slot &slot = *slots_[next_ % depth()];
   Queued &queued = *queued_[next_];
   const cudaError_t prepared = prepare(slot, frame);
-  if (prepared != cudaSuccess) {
-    ++submitted_;
-    return prepared;
-  }
+  if (prepared != cudaSuccess) return refuse(prepared);
   queued.tag = frame.tag;
   queued.reported = frame.params.keep_history;
   queued.staged = frame;
   const cudaError_t reserved = queued.reserve_report(frame.layout.levels());
-  if (reserved != cudaSuccess) {
-    ++submitted_;
-    return reserved;
-  }
+  if (reserved != cudaSuccess) return refuse(reserved);
   return commit(slot, enqueue(slot, queued, frame));
 }
 
@@ -247,11 +241,13 @@ cudaError_t FrameEngine::submit(const DeviceFrame &frame) {
   queued.reported = frame.params.keep_history;
   queued.staged_out = false;
   const cudaError_t reserved = queued.reserve_report(plane.layout.levels());
-  if (reserved != cudaSuccess) {
-    ++submitted_;
-    return reserved;
-  }
+  if (reserved != cudaSuccess) return refuse(reserved);
   return commit(slot, enqueue(slot, queued, frame));
+}
+
+cudaError_t FrameEngine::refuse(cudaError_t status) {
+  ++submitted_;
+  return status;
 }
 
 cudaError_t FrameEngine::commit(Slot &slot, cudaError_t status) {

@@ -137,6 +137,8 @@ class FrameEngine {
   // Counts the frame in flight once `status` says it is enqueued on `slot`; else waits for
   // what was enqueued of it and returns the error.
   cudaError_t commit(Slot &slot, cudaError_t status);
+  // Counts a frame that failed before anything of it was enqueued, and returns `status`.
+  cudaError_t refuse(cudaError_t status);
 
   std::vector<std::unique_ptr<Slot>> slots_;
   std::vector<std::unique_ptr<Queued>> queued_;  // frame n in queued_[n % capacity()]
