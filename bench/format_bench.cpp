@@ -114,10 +114,6 @@ std::vector<std::uint8_t> cpu_output(const HostFrame &bytes, const hc::PixelLayo
   return out;
 }
 
-void check(cudaError_t status, const char *call) {
-  if (status != cudaSuccess) throw Failure(std::string(call) + ": " + cudaGetErrorString(status));
-}
-
 // One DeviceEqualizer and the history its options need; each frame restarts the history, so
 // frames are independent and every step of the options still runs.
 struct Equalizer {
@@ -126,7 +122,7 @@ struct Equalizer {
   DeviceBuffer report = device_buffer(hc::report_words(hc::kMaxLevels) * sizeof(std::uint64_t));
 
   Equalizer() {
-    check(equalizer.init(), "DeviceEqualizer::init");
+    BENCH_CUDA(equalizer.init());
     BENCH_CUDA(cudaMemset(history.get(), 0, history.bytes()));
   }
   void enqueue(const hc::DevicePlane &plane, const histeq::Params &params, cudaStream_t stream) {
@@ -137,8 +133,7 @@ struct Equalizer {
     tone.d_history_in = d_history;
     tone.d_history_out = d_history + hc::kMaxLevels;
     tone.d_report = reinterpret_cast<unsigned long long *>(report.get());
-    check(equalizer.equalize(plane, range_of(plane.layout), {}, stream, tone),
-          "DeviceEqualizer::equalize");
+    BENCH_CUDA(equalizer.equalize(plane, range_of(plane.layout), {}, stream, tone));
   }
 };
 
@@ -213,19 +208,19 @@ Measured measure(const Format &format, FrameSize pixels, int sm_l2_bytes) {
   const Repeats e2e_reps{1, 7, 30};
   m.floor_us = pcie_floor(bytes_size, pitch, e2e_reps).both_us;
   hc::FrameEngine engine;
-  check(engine.init(2, {}), "FrameEngine::init");
+  BENCH_CUDA(engine.init(2, {}));
   const HostFrames host(frame, HostKind::kPinned, engine.capacity() + 2);
   const std::function<void(long, int)> no_prepare;
   m.ring_us = steady_us_per_frame(e2e_reps, no_prepare, [&](long first, int count) {
     for (long i = first; i < first + count; ++i) {
-      if (engine.full()) check(engine.wait(nullptr), "FrameEngine::wait");
+      if (engine.full()) BENCH_CUDA(engine.wait(nullptr));
       hc::HostFrame next = ring_frame(host, i);
       next.width = pixels.width;
       next.layout = layout;
       next.range = range_of(layout);
-      check(engine.submit(next), "FrameEngine::submit");
+      BENCH_CUDA(engine.submit(next));
     }
-    while (engine.in_flight() > 0) check(engine.wait(nullptr), "FrameEngine::wait");
+    while (engine.in_flight() > 0) BENCH_CUDA(engine.wait(nullptr));
   });
   return m;
 }
