@@ -19,6 +19,7 @@
 #include <gst/cuda/gstcudautils.h>
 #include <gtest/gtest.h>
 
+#include "element_availability.h"
 #include "gpu_test_support.h"
 #include "pipeline_frames.h"
 #include "video_frames.h"
@@ -54,24 +55,6 @@ class CudaMemory : public ::testing::Test {
 int cuda_devices() {
   int count = 0;
   return cudaGetDeviceCount(&count) == cudaSuccess ? count : 0;
-}
-
-// Whether a static pad template of `element` in `direction` takes `caps`.
-bool template_takes(const char *element, GstPadDirection direction, const std::string &caps) {
-  GstElementFactory *factory = gst_element_factory_find(element);
-  if (!factory) return false;
-  GstCaps *wanted = gst_caps_from_string(caps.c_str());
-  bool takes = false;
-  for (const GList *l = gst_element_factory_get_static_pad_templates(factory); l; l = l->next) {
-    auto *pad = static_cast<GstStaticPadTemplate *>(l->data);
-    if (pad->direction != direction) continue;
-    GstCaps *template_caps = gst_static_pad_template_get_caps(pad);
-    takes = takes || gst_caps_can_intersect(wanted, template_caps);
-    gst_caps_unref(template_caps);
-  }
-  gst_caps_unref(wanted);
-  gst_object_unref(factory);
-  return takes;
 }
 
 // Runs `description` to EOS (or error); returns the error text, "" on success.
