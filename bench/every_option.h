@@ -16,4 +16,18 @@ inline histeq::Params every_option() {
   return histeq::to_params(settings);
 }
 
+// CLAHE as the benchmarks time it: OpenCV's default 8x8 grid with clip limit 2, alone or with
+// every other option on.
+inline histeq::Params clahe(bool every_option) {
+  histeq::Settings settings;
+  settings.mode = histeq::Mode::kClahe;
+  settings.clip_limit = 2;
+  if (every_option) {
+    settings.strength = 0.8;
+    settings.smoothing = 10;
+    settings.statistics = true;
+  }
+  return histeq::to_params(settings);
+}
+
 }  // namespace bench

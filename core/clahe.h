@@ -76,6 +76,10 @@ HISTEQ_HOST_DEVICE inline ClaheGrid clahe_grid(int width, int height, int tiles_
   return ClaheGrid{tiles_x, tiles_y, padded_width / tiles_x, padded_height / tiles_y};
 }
 
+// The most tiles x bins an engine keeps state for (the CPU about 40 bytes each, the GPU 22 and
+// its history 16): any grid at 8 and 10 bits, 1024 tiles at 12 bits, 8x8 at 16 bits.
+constexpr std::uint64_t kMaxClaheTileBins = std::uint64_t(1) << 22;
+
 // The source index of padded index `i` along a side of `size` (reflect-101: ..., 2, 1, | 0, 1,
 // ..., n-1, | n-2, n-3, ...), reflected again while a wide padding still falls outside.
 HISTEQ_HOST_DEVICE inline int reflect_101(int i, int size) {

@@ -47,10 +47,6 @@ struct ClahePackedYuv {
   void set(int x, int y, std::uint32_t level) const { luma(x, y) = std::uint8_t(level); }
 };
 
-// The most tiles x bins ClaheTiles keeps state for (about 40 bytes each): any grid at 8 and 10
-// bits, 1024 tiles at 12 bits, 8x8 at 16 bits.
-constexpr std::uint64_t kMaxClaheTileBins = std::uint64_t(1) << 22;
-
 class ClaheTiles {
  public:
   // Equalizes `frame` in place with `bins` levels; `reset` restarts every tile's history.

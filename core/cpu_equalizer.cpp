@@ -104,6 +104,8 @@ template <typename View>
 const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equalize_frame(
     const View &frame, OutputRange range, const Params &params, bool reset) {
   const std::uint32_t levels = layout_.levels();
+  reset = reset || params.mode != mode_;
+  mode_ = params.mode;
   if (params.mode == Mode::kClahe) {
     restarted_ = equalize_tiles(frame, range, params, reset);
     clear(histogram_, layout_);

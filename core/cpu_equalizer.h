@@ -45,7 +45,8 @@ class BasicCpuEqualizer {
   void set_layout(SampleLayout layout);
   SampleLayout layout() const { return layout_; }
 
-  // Equalizes `plane` with `params`; `reset` restarts the history (flush, caps, DISCONT).
+  // Equalizes `plane` with `params`; `reset` restarts the history (flush, caps, DISCONT), as
+  // does a frame in another mode than the one before (its history is of other histograms).
   // Returns the LUT that was applied (levels to levels); in CLAHE mode (params.mode) every
   // pixel blends four tiles' LUTs and the one returned is the last global one.
   const Lut &equalize(PlaneView<Sample> plane, OutputRange range, const Params &params = {},
@@ -93,6 +94,7 @@ class BasicCpuEqualizer {
   // Packed RGB under CLAHE: the frame's luma and its mapped luma.
   std::vector<std::uint8_t> rgb_luma_, rgb_mapped_;
   bool restarted_ = false;
+  Mode mode_ = Mode::kGlobal;  // of the frame before
 };
 
 using CpuEqualizer = BasicCpuEqualizer<std::uint8_t>;

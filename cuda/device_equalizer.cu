@@ -3,6 +3,7 @@
 
 #include <cstdint>
 
+#include "clahe.h"
 #include "cuda_check.h"
 #include "fused_kernel.h"
 #include "histogram_kernels.h"
@@ -16,6 +17,7 @@ DeviceEqualizer::~DeviceEqualizer() {
   if (lut_texture_) cudaDestroyTextureObject(lut_texture_);
   if (owns_scratch_) cudaFree(d_histograms_[0]);
   cudaFree(deep_.d_histogram);
+  cudaFree(clahe_.d_counts);
 }
 
 cudaError_t DeviceEqualizer::init() {
@@ -93,11 +95,15 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
   const bool deep = plane.layout.deep();
   if ((deep || !tone.classic()) && (unsigned long long)plane.width * plane.height >> 32)
     return cudaErrorInvalidValue;
+  // 16-bit words start on even bytes (a misaligned word would stop the context).
+  if (deep && (reinterpret_cast<std::uintptr_t>(plane.data) % 2 || plane.pitch % 2 ||
+               reinterpret_cast<std::uintptr_t>(out.data) % 2 || out.pitch % 2))
+    return cudaErrorInvalidValue;
+  if (tone.params.mode == Mode::kClahe) {
+    HISTEQ_CUDA_TRY(reserve_clahe(clahe_tile_bins(plane, tone.params), stream));
+    return launch_clahe(plane, out, range, tone, clahe_, sm_count_, stream);
+  }
   if (deep) {
-    // 16-bit words start on even bytes (a misaligned word would stop the context).
-    if (reinterpret_cast<std::uintptr_t>(plane.data) % 2 || plane.pitch % 2 ||
-        reinterpret_cast<std::uintptr_t>(out.data) % 2 || out.pitch % 2)
-      return cudaErrorInvalidValue;
     if (!deep_.d_histogram) {
       DeepLimits limits;
       HISTEQ_CUDA_TRY(deep_limits(&limits));
@@ -142,6 +148,24 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
   }
   const LutSource lut{config.lut, d_lut_, lut_texture_, constant_slot_.index()};
   return launch_map(lut, plane, out, sm_count_, stream);
+}
+
+cudaError_t DeviceEqualizer::reserve_clahe(std::size_t tile_bins, cudaStream_t stream) {
+  if (tile_bins > kMaxClaheTileBins) return cudaErrorInvalidValue;
+  if (tile_bins <= clahe_.tile_bins) return cudaSuccess;
+  // This equalizer's frame before may still be using the old scratch on `stream`.
+  HISTEQ_CUDA_TRY(cudaStreamSynchronize(stream));
+  HISTEQ_CUDA_TRY(cudaFree(clahe_.d_counts));
+  clahe_ = ClaheScratch{};
+  void *memory = nullptr;
+  HISTEQ_CUDA_TRY(cudaMalloc(&memory, ClaheScratch::bytes(tile_bins)));
+  const cudaError_t zeroed = cudaMemsetAsync(memory, 0, ClaheScratch::bytes(tile_bins), stream);
+  if (zeroed != cudaSuccess) {
+    cudaFree(memory);
+    return zeroed;
+  }
+  clahe_ = clahe_scratch_at(memory, tile_bins);
+  return cudaSuccess;
 }
 
 cudaError_t DeviceEqualizer::equalize_zero_copy(const ZeroCopyPlanes &planes, OutputRange range,

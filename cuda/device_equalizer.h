@@ -22,6 +22,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "clahe_kernels.h"
 #include "constant_lut_slot.h"
 #include "deep_kernels.h"
 #include "device_plane.h"
@@ -56,7 +57,9 @@ class DeviceEqualizer {
   // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
   // classic one by default). Packed YUV and packed RGB take the single kernel whatever `config`
   // says, deep luma the deep kernels (deep_kernels.h: their device bins and LUT are allocated
-  // with the first such frame); a layout the kernels do not walk (valid_layout) is
+  // with the first such frame), and in CLAHE mode (tone.params.mode) every layout the CLAHE
+  // kernels (clahe_kernels.h: their scratch grows with the grid, at most kMaxClaheTileBins
+  // tiles x bins); a layout the kernels do not walk (valid_layout) is
   // cudaErrorInvalidValue. The scan variants are the classic mapping's: with options, the
   // separate kernels build the LUT with block_tone.cuh's scan. With options, and for deep luma,
   // a frame has fewer than 2^32 pixels (cudaErrorInvalidValue otherwise).
@@ -77,6 +80,8 @@ class DeviceEqualizer {
   const std::uint8_t *d_lut() const { return d_lut_; }
 
  private:
+  // Room in clahe_ for `tile_bins` tiles x bins (at most kMaxClaheTileBins).
+  cudaError_t reserve_clahe(std::size_t tile_bins, cudaStream_t stream);
   // The co-resident grids of the single kernel for the layout it ran on last.
   cudaError_t size_fused_grids(const PixelLayout &layout);
 
@@ -91,6 +96,7 @@ class DeviceEqualizer {
   cudaTextureObject_t lut_texture_ = 0;
   ConstantLutSlot constant_slot_;  // for the constant-LUT variant
   DeepScratch deep_;               // allocated with the first deep frame
+  ClaheScratch clahe_;             // allocated with the first CLAHE frame, grown with the grid
   int sm_count_ = 1;
 };
 

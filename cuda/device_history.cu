@@ -15,11 +15,13 @@ cudaError_t DeviceHistory::init() {
   HISTEQ_CUDA_TRY(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming));
   HISTEQ_CUDA_TRY(
       cudaMalloc(reinterpret_cast<void **>(&d_buffers_), 2 * kMaxLevels * sizeof(*d_buffers_)));
+  capacity_ = kMaxLevels;
   valid_ = recorded_ = false;
   return cudaSuccess;
 }
 
-cudaError_t DeviceHistory::attach(cudaStream_t stream, SampleLayout sample, DeviceTone *tone) {
+cudaError_t DeviceHistory::attach(cudaStream_t stream, const HistoryShape &shape,
+                                  DeviceTone *tone) {
   if (!d_buffers_) return cudaErrorInitializationError;
   tone->d_history_in = nullptr;
   tone->d_history_out = nullptr;
@@ -27,12 +29,26 @@ cudaError_t DeviceHistory::attach(cudaStream_t stream, SampleLayout sample, Devi
     valid_ = false;
     return cudaSuccess;
   }
-  if (sample.bits < 1 || sample.levels() > std::uint32_t(kMaxLevels)) return cudaErrorInvalidValue;
+  const std::size_t bins = shape.bins();
+  if (shape.sample.bits < 1 || shape.sample.levels() > std::uint32_t(kMaxLevels) ||
+      bins > kMaxClaheTileBins)
+    return cudaErrorInvalidValue;
+  if (bins > capacity_) {
+    // Every frame that kept the history waited for the one before it: after the last, none
+    // reads or writes the buffers.
+    if (recorded_) HISTEQ_CUDA_TRY(cudaEventSynchronize(written_));
+    valid_ = recorded_ = false;
+    HISTEQ_CUDA_TRY(cudaFree(d_buffers_));
+    d_buffers_ = nullptr;
+    capacity_ = 0;
+    HISTEQ_CUDA_TRY(
+        cudaMalloc(reinterpret_cast<void **>(&d_buffers_), 2 * bins * sizeof(*d_buffers_)));
+    capacity_ = bins;
+  }
   if (recorded_) HISTEQ_CUDA_TRY(cudaStreamWaitEvent(stream, written_, 0));
-  const bool same_samples = sample.bits == sample_.bits && sample.shift == sample_.shift;
-  if (valid_ && same_samples) tone->d_history_in = d_buffers_ + current_ * kMaxLevels;
-  tone->d_history_out = d_buffers_ + (1 - current_) * kMaxLevels;
-  attaching_ = sample;
+  if (valid_ && shape == shape_) tone->d_history_in = d_buffers_ + current_ * capacity_;
+  tone->d_history_out = d_buffers_ + (1 - current_) * capacity_;
+  attaching_ = shape;
   return cudaSuccess;
 }
 
@@ -40,7 +56,7 @@ cudaError_t DeviceHistory::attached(cudaStream_t stream, const DeviceTone &tone)
   if (!tone.params.keep_history) return cudaSuccess;
   HISTEQ_CUDA_TRY(cudaEventRecord(written_, stream));
   current_ = 1 - current_;
-  sample_ = attaching_;
+  shape_ = attaching_;
   valid_ = recorded_ = true;
   return cudaSuccess;
 }

@@ -354,7 +354,7 @@ cudaError_t FrameEngine::equalize_in_order(Slot &slot, Queued &queued, const Dev
   tone.params = params;
   tone.reset = reset;
   tone.d_report = queued.d_report;
-  HISTEQ_CUDA_TRY(history_.attach(slot.stream, in.layout.sample, &tone));
+  HISTEQ_CUDA_TRY(history_.attach(slot.stream, history_shape(in, params), &tone));
   HISTEQ_CUDA_TRY(faults_.at(Fault::kLaunch, submitted_));
   HISTEQ_CUDA_TRY(slot.equalizer.equalize(in, out, range, config_, slot.stream, tone));
   return history_.attached(slot.stream, tone);

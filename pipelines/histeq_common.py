@@ -71,13 +71,12 @@ def cuda_works():
     return msg is not None and msg.type == Gst.MessageType.EOS
 
 
-def pick_element(choice=None, mode=None):
-    """Returns the element name to use for `choice` ("auto", "histeq", "cudahisteq"). Auto takes
-    histeq for mode "clahe", which cudahisteq does not do yet."""
+def pick_element(choice=None):
+    """Returns the element name to use for `choice` ("auto", "histeq", "cudahisteq")."""
     if choice in (None, "", "auto"):
         choice = os.environ.get("HISTEQ_ELEMENT") or "auto"
     if choice == "auto":
-        choice = "cudahisteq" if mode != "clahe" and cuda_works() else "histeq"
+        choice = "cudahisteq" if cuda_works() else "histeq"
     if choice not in ELEMENTS:
         raise ScriptError(f"unknown element '{choice}': use one of {', '.join(ELEMENTS)} or auto")
     if Gst.ElementFactory.find(choice) is None:
@@ -206,7 +205,7 @@ def _settings_command(argv):
     add_settings_arguments(parser)
     args = parser.parse_args(argv)
     try:
-        print(describe_settings(settings(args, pick_element(args.element, args.mode))))
+        print(describe_settings(settings(args, pick_element(args.element))))
     except ScriptError as e:
         fail(args.script, e)
 

@@ -206,19 +206,14 @@ static void gst_cuda_hist_eq_mark_discont(GstCudaHistEq *self, GstBuffer *buffer
   self->state->discont_after_drop = false;
 }
 
-// The frame's settings from the base class (`buffer` writable), or an error for settings the
-// kernels do not have.
+// The frame's settings from the base class (`buffer` writable), or an error for a CLAHE grid
+// too large for the samples' depth.
 static gboolean gst_cuda_hist_eq_begin_frame(GstCudaHistEq *self, GstBuffer *buffer,
                                              HistEqFrame *frame) {
   *frame = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
-  if (frame->params.mode == histeq::Mode::kClahe) {
-    GST_ELEMENT_ERROR(
-        self, CORE, NOT_IMPLEMENTED,
-        ("cudahisteq does not equalize by tiles (mode=clahe) yet; use histeq, the "
-         "CPU element, for CLAHE."),
-        ("mode=clahe on frame %" GST_TIME_FORMAT, GST_TIME_ARGS(GST_BUFFER_PTS(buffer))));
+  if (!gst_hist_eq_base_check_grid(GST_HIST_EQ_BASE(self), *frame,
+                                   histeq_sample_layout(&GST_VIDEO_FILTER(self)->in_info)))
     return FALSE;
-  }
   gst_cuda_hist_eq_mark_discont(self, buffer);
   return TRUE;
 }

@@ -113,18 +113,7 @@ static GstFlowReturn gst_hist_eq_transform_ip(GstBaseTransform *trans, GstBuffer
   const GstVideoInfo *info = &GST_VIDEO_FILTER(self)->in_info;
   const histeq::SampleLayout layout = histeq_sample_layout(info);
   const HistEqFrame settings = gst_hist_eq_base_begin_frame(GST_HIST_EQ_BASE(self), buffer);
-  const std::uint64_t tile_bins = std::uint64_t(settings.params.tiles_x) *
-                                  std::uint64_t(settings.params.tiles_y) * layout.levels();
-  if (settings.params.mode == histeq::Mode::kClahe && tile_bins > histeq::kMaxClaheTileBins) {
-    GST_ELEMENT_ERROR(self, STREAM, FAILED,
-                      ("CLAHE with a %dx%d grid on %d-bit video would keep %" G_GUINT64_FORMAT
-                       " histogram bins; use at most %" G_GUINT64_FORMAT " tiles at this depth.",
-                       settings.params.tiles_x, settings.params.tiles_y, layout.bits, tile_bins,
-                       histeq::kMaxClaheTileBins / layout.levels()),
-                      ("tiles-x %d, tiles-y %d, %u levels", settings.params.tiles_x,
-                       settings.params.tiles_y, layout.levels()));
-    return GST_FLOW_ERROR;
-  }
+  if (!gst_hist_eq_base_check_grid(GST_HIST_EQ_BASE(self), settings, layout)) return GST_FLOW_ERROR;
   GstVideoFrame frame;
   if (!histeq_map_frame(GST_ELEMENT(self), info, buffer, &frame)) return GST_FLOW_ERROR;
   // The engines allocate as a stream needs (tiles' histories, a packed frame's luma); running out

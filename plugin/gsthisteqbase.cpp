@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "gsthisteqbase.h"
 
+#include "clahe.h"
 #include "frame_stats.h"
 #include "luma_frame.h"
 
@@ -115,6 +116,22 @@ HistEqFrame gst_hist_eq_base_begin_frame(GstHistEqBase *base, GstBuffer *buffer)
     frame.running_time = gst_segment_to_running_time(&segment, GST_FORMAT_TIME, frame.timestamp);
   }
   return frame;
+}
+
+gboolean gst_hist_eq_base_check_grid(GstHistEqBase *base, const HistEqFrame &frame,
+                                     histeq::SampleLayout layout) {
+  const histeq::Params &params = frame.params;
+  const std::uint64_t tile_bins =
+      std::uint64_t(params.tiles_x) * std::uint64_t(params.tiles_y) * layout.levels();
+  if (params.mode != histeq::Mode::kClahe || tile_bins <= histeq::kMaxClaheTileBins) return TRUE;
+  GST_ELEMENT_ERROR(
+      base, STREAM, FAILED,
+      ("CLAHE with a %dx%d grid on %d-bit video would keep %" G_GUINT64_FORMAT
+       " histogram bins; use at most %" G_GUINT64_FORMAT " tiles at this depth.",
+       params.tiles_x, params.tiles_y, layout.bits, tile_bins,
+       histeq::kMaxClaheTileBins / layout.levels()),
+      ("tiles-x %d, tiles-y %d, %u levels", params.tiles_x, params.tiles_y, layout.levels()));
+  return FALSE;
 }
 
 void gst_hist_eq_base_post_statistics(GstHistEqBase *base, const HistEqFrame &frame,

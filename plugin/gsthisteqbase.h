@@ -21,6 +21,7 @@
 #include "equalization.h"
 #include "params.h"
 #include "rgb.h"
+#include "sample_layout.h"
 
 G_BEGIN_DECLS
 
@@ -60,6 +61,12 @@ void gst_hist_eq_base_prepare(GstHistEqBase *base, GstBuffer *buffer);
 
 // The settings for `buffer` (not passthrough), and whether its history restarts.
 HistEqFrame gst_hist_eq_base_begin_frame(GstHistEqBase *base, GstBuffer *buffer);
+
+// Whether an engine can keep CLAHE's tiles for the frame's grid at the samples' depth (at most
+// kMaxClaheTileBins tiles x bins); otherwise posts the element error that says how many tiles
+// fit, and the frame is not equalized.
+gboolean gst_hist_eq_base_check_grid(GstHistEqBase *base, const HistEqFrame &frame,
+                                     histeq::SampleLayout layout);
 
 // Posts the frame's statistics message when the frame asked for one.
 void gst_hist_eq_base_post_statistics(GstHistEqBase *base, const HistEqFrame &frame,

@@ -31,18 +31,18 @@ for step in "${steps[@]}"; do
       read -ra tools <<<"${SANITIZERS:-memcheck racecheck synccheck initcheck}"
       declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=12)
       declare -a pids=()
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:Layouts/PackedReports.*:PackedEngineConfig.*:Formats/DeepEngine.*small:Formats/DeepOutOfPlace.*:DeepSamples.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:Layouts/PackedReports.*:PackedEngineConfig.*:Formats/DeepEngine.*small:Formats/DeepOutOfPlace.*:DeepSamples.*:Layouts/ClaheEngine.Small*:ClaheDevice.*:ClaheHistory.*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant and
       # every pixel layout (with and without options, in chunks and pixel by pixel) on small
       # frames are all it needs; the engine's large frames would take it many minutes.
-      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small:Layouts/PackedReports.*:*PackedEngine.OutOfPlace*small:PackedEngineConfig.*:Formats/DeepOutOfPlace.*:DeepSamples.MalformedWords*:DeepSamples.AnIdentity*'
+      kernels='Small/EveryVariant.BitExact*:Fusions/*small*:Sizes/ZeroCopy.*small:Options/EveryOption.*small:Layouts/PackedReports.*:*PackedEngine.OutOfPlace*small:PackedEngineConfig.*:Formats/DeepOutOfPlace.*:DeepSamples.MalformedWords*:DeepSamples.AnIdentity*:ClaheDevice.*'
       # initcheck: no kernel reads device memory that nothing wrote (the history, the bins).
       for tool in "${tools[@]}"; do
         case $tool in
           memcheck) f=$filter ;;
           racecheck) f=$kernels ;;
           synccheck) f="$kernels:*EngineDepth*depth2*:*EngineOutOfPlace*depth2:*EngineHistory*depth2:*EngineMixedHistory*depth2" ;;
-          initcheck) f="$kernels:*EngineHistory*depth2:EngineDeviceHistory.*:*EngineMixedHistory*depth2" ;;
+          initcheck) f="$kernels:*EngineHistory*depth2:EngineDeviceHistory.*:*EngineMixedHistory*depth2:ClaheHistory.*" ;;
         esac
         for ((shard = 0; shard < shards[$tool]; ++shard)); do
           GTEST_TOTAL_SHARDS=${shards[$tool]} GTEST_SHARD_INDEX=$shard \
@@ -123,9 +123,16 @@ for step in "${steps[@]}"; do
       fi
       ;;
     format-bench)
-      # Packed YUV, packed RGB and deep luma beside their copy and PCIe floors, at 4K.
-      ./build/bench/histeq-format-bench 2>&1 | tee "$out/format-bench.txt"
+      # Packed YUV, packed RGB and deep luma beside their copy and PCIe floors, at 4K, in the
+      # global mode and in CLAHE; then OpenCV's CPU CLAHE on the same 8-bit frame, all cores.
+      ./build/bench/histeq-format-bench --save-frame "$out/gray8-4k.raw" 2>&1 |
+        tee "$out/format-bench.txt"
       ((PIPESTATUS[0] == 0)) || status=1
+      # The GRAY8 row of the CLAHE table: its device-resident microseconds.
+      gpu_us=$(awk '/^CLAHE/ { clahe = 1 } clahe && /^GRAY8/ { print $4; exit }' "$out/format-bench.txt")
+      python3 bench/opencv_clahe.py "$out/gray8-4k.raw" 3840x2160 ${gpu_us:+--gpu-us "$gpu_us"} 2>&1 |
+        tee "$out/opencv-clahe.txt"
+      rm -f "$out/gray8-4k.raw"
       ;;
     shapes)
       # Where the ring's time per frame goes: its chain in two stream shapes, depth 1..3.

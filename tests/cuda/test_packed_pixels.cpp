@@ -307,7 +307,7 @@ TEST_P(PackedEngine, OutOfPlaceCopiesTheOtherBytesOfEachPixel) {
     tone.d_report = reinterpret_cast<unsigned long long *>(report.data);
     const DevicePlane in_plane{in.data, size.width, size.height, pitch, layout};
     const DevicePlane out_plane{out.data, size.width, size.height, pitch, layout};
-    ASSERT_CUDA(history.attach(nullptr, layout.sample, &tone));
+    ASSERT_CUDA(history.attach(nullptr, histeq::cuda::history_shape(in_plane, params), &tone));
     ASSERT_CUDA(equalizer.equalize(in_plane, out_plane, histeq::full_range(8), {}, nullptr, tone));
     ASSERT_CUDA(history.attached(nullptr, tone));
     ASSERT_CUDA(cudaDeviceSynchronize());

@@ -181,7 +181,8 @@ TEST_P(EveryOption, FrameByFrameBitExactWithTheCpuCore) {
         tone.params = params;
         tone.reset = i == 0;
         tone.d_report = d_report;
-        ASSERT_CUDA(history.attach(nullptr, histeq::SampleLayout{}, &tone));
+        ASSERT_CUDA(
+            history.attach(nullptr, histeq::cuda::history_shape(plane.plane(), params), &tone));
         ASSERT_CUDA(equalizer.equalize(plane.plane(), range, config, nullptr, tone));
         ASSERT_CUDA(history.attached(nullptr, tone));
         std::vector<std::uint8_t> out;

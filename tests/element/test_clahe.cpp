@@ -1,17 +1,20 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// histeq in CLAHE mode (mode=clahe, tiles-x, tiles-y): every kind of format the element takes
-// (8-bit planes, 10-bit words, packed YUV, packed RGB) equal to the core's ClaheTiles frame
-// after frame with clip limit, strength and smoothing; a flush restarts every tile's history;
-// the grid may change while playing; statistics keep the frame's own histogram.
+// Both elements in CLAHE mode (mode=clahe, tiles-x, tiles-y): every kind of format they take
+// (8-bit planes, 10 and 16-bit words, packed YUV, packed RGB) equal to the core's ClaheTiles
+// frame after frame with clip limit, strength and smoothing; a flush restarts every tile's
+// history; the grid may change while playing; statistics keep the frame's own histogram; a grid
+// too fine for the depth is an error. cudahisteq's cases skip without a GPU.
 #include <cstdint>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
 #include "cpu_equalizer.h"
+#include "element_availability.h"
 #include "luma_frame.h"
 #include "posted_error.h"
 #include "video_frames.h"
@@ -130,14 +133,20 @@ void apply(GstElement *element, const histeq::Settings &settings) {
                           settings.mode == histeq::Mode::kClahe ? "clahe" : "global");
 }
 
-class ClaheFormats : public ::testing::TestWithParam<GstVideoFormat> {};
+constexpr const char *kElements[] = {"histeq", "cudahisteq"};
+
+class ClaheFormats : public ::testing::TestWithParam<std::tuple<const char *, GstVideoFormat>> {
+ protected:
+  void SetUp() override { SKIP_UNLESS_RUNS(std::string(std::get<0>(GetParam()))); }
+};
 
 }  // namespace
 
 TEST_P(ClaheFormats, EqualsTheCoreFrameAfterFrameWithEveryOption) {
-  const GstVideoInfo info = video_info(GetParam(), 203, 117, GST_VIDEO_COLOR_RANGE_16_235);
+  const auto [element, format] = GetParam();
+  const GstVideoInfo info = video_info(format, 203, 117, GST_VIDEO_COLOR_RANGE_16_235);
   const histeq::Settings settings = clahe_settings();
-  GstHarness *h = gst_harness_new("histeq");
+  GstHarness *h = gst_harness_new(element);
   apply(h->element, settings);
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   CoreClahe core;
@@ -158,21 +167,31 @@ TEST_P(ClaheFormats, EqualsTheCoreFrameAfterFrameWithEveryOption) {
 
 INSTANTIATE_TEST_SUITE_P(
     Formats, ClaheFormats,
-    ::testing::Values(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12, GST_VIDEO_FORMAT_I420,
-                      GST_VIDEO_FORMAT_I420_10LE, GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_YUY2,
-                      GST_VIDEO_FORMAT_UYVY, GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB),
-    [](const auto &info) { return std::string(gst_video_format_to_string(info.param)); });
+    ::testing::Combine(::testing::ValuesIn(kElements),
+                       ::testing::Values(GST_VIDEO_FORMAT_GRAY8, GST_VIDEO_FORMAT_NV12,
+                                         GST_VIDEO_FORMAT_I420, GST_VIDEO_FORMAT_I420_10LE,
+                                         GST_VIDEO_FORMAT_P010_10LE, GST_VIDEO_FORMAT_Y444_16LE,
+                                         GST_VIDEO_FORMAT_YUY2, GST_VIDEO_FORMAT_UYVY,
+                                         GST_VIDEO_FORMAT_BGRx, GST_VIDEO_FORMAT_RGB)),
+    [](const auto &info) {
+      return std::string(std::get<0>(info.param)) + "_" +
+             gst_video_format_to_string(std::get<1>(info.param));
+    });
 
-// histeq in CLAHE mode, smoothing over 20 frames: after frames unlike the probe its tiles'
+// An element in CLAHE mode, smoothing over 20 frames: after frames unlike the probe its tiles'
 // histories differ from those of a fresh element, whose output for the probe is fresh_output.
-class ClaheHistory : public ::testing::Test {
+class ClaheHistory : public ::testing::TestWithParam<const char *> {
  protected:
-  ClaheHistory() {
+  void SetUp() override {
+    SKIP_UNLESS_RUNS(std::string(GetParam()));
+    h = gst_harness_new(GetParam());
     settings.smoothing = 20;
     apply(h->element, settings);
     gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   }
-  ~ClaheHistory() override { gst_harness_teardown(h); }
+  void TearDown() override {
+    if (h) gst_harness_teardown(h);
+  }
 
   void push_three_frames(unsigned first_seed) {
     for (unsigned i = 0; i < 3; ++i)
@@ -185,12 +204,12 @@ class ClaheHistory : public ::testing::Test {
 
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY8, 160, 96);
   histeq::Settings settings = clahe_settings();
-  GstHarness *h = gst_harness_new("histeq");
+  GstHarness *h = nullptr;
 };
 
 // After a flush every tile's smoothed histogram restarts: the next frame comes out as a fresh
 // element makes it, though the frames before it were different.
-TEST_F(ClaheHistory, AFlushRestartsEveryTilesHistory) {
+TEST_P(ClaheHistory, AFlushRestartsEveryTilesHistory) {
   push_three_frames(100);
   GstBuffer *probe = blob_frame(info, 7);
   GstBuffer *without_flush = gst_harness_push_and_pull(h, gst_buffer_copy_deep(probe));
@@ -210,7 +229,7 @@ TEST_F(ClaheHistory, AFlushRestartsEveryTilesHistory) {
 
 // Back in CLAHE mode after global frames, the tiles start afresh: the frame comes out as a new
 // element makes it, not blended with the tiles' histories from before the switch.
-TEST_F(ClaheHistory, SwitchingModeRestartsTheHistory) {
+TEST_P(ClaheHistory, SwitchingModeRestartsTheHistory) {
   push_three_frames(200);
   gst_util_set_object_arg(G_OBJECT(h->element), "mode", "global");
   gst_buffer_unref(gst_harness_push_and_pull(h, blob_frame(info, 300)));
@@ -222,10 +241,17 @@ TEST_F(ClaheHistory, SwitchingModeRestartsTheHistory) {
   gst_buffer_unref(output);
 }
 
+INSTANTIATE_TEST_SUITE_P(Elements, ClaheHistory, ::testing::ValuesIn(kElements));
+
+class Clahe : public ::testing::TestWithParam<const char *> {
+ protected:
+  void SetUp() override { SKIP_UNLESS_RUNS(std::string(GetParam())); }
+};
+
 // The grid and the mode change while playing; each frame follows the settings it arrived under.
-TEST(Clahe, GridAndModeChangeWhilePlaying) {
+TEST_P(Clahe, GridAndModeChangeWhilePlaying) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_I420, 128, 72);
-  GstHarness *h = gst_harness_new("histeq");
+  GstHarness *h = gst_harness_new(GetParam());
   gst_harness_set_src_caps(h, gst_video_info_to_caps(&info));
   histeq::Settings settings;
   settings.mode = histeq::Mode::kClahe;
@@ -248,24 +274,30 @@ TEST(Clahe, GridAndModeChangeWhilePlaying) {
   gst_harness_teardown(h);
 }
 
-// histeq in CLAHE mode with a bus of its own, for its messages.
-class ClaheOnABus : public ::testing::Test {
+INSTANTIATE_TEST_SUITE_P(Elements, Clahe, ::testing::ValuesIn(kElements));
+
+// An element in CLAHE mode with a bus of its own, for its messages.
+class ClaheOnABus : public ::testing::TestWithParam<const char *> {
  protected:
-  ClaheOnABus() : h(gst_harness_new("histeq")), bus(gst_bus_new()) {
+  void SetUp() override {
+    SKIP_UNLESS_RUNS(std::string(GetParam()));
+    h = gst_harness_new(GetParam());
+    bus = gst_bus_new();
     gst_element_set_bus(h->element, bus);
   }
-  ~ClaheOnABus() override {
+  void TearDown() override {
+    if (!h) return;
     gst_element_set_bus(h->element, nullptr);
     gst_object_unref(bus);
     gst_harness_teardown(h);
   }
-  GstHarness *h;
-  GstBus *bus;
+  GstHarness *h = nullptr;
+  GstBus *bus = nullptr;
 };
 
 // Statistics in CLAHE mode describe the frame as it came in: its own histogram, not the
 // tiles' padded ones.
-TEST_F(ClaheOnABus, StatisticsCountTheFramesOwnPixels) {
+TEST_P(ClaheOnABus, StatisticsCountTheFramesOwnPixels) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY8, 97, 61);
   apply(h->element, clahe_settings());
   g_object_set(h->element, "post-messages", TRUE, nullptr);
@@ -287,7 +319,7 @@ TEST_F(ClaheOnABus, StatisticsCountTheFramesOwnPixels) {
 
 // A grid whose tiles' histograms would not fit the memory CLAHE allows at this depth is a clear
 // error, not an allocation of gigabytes.
-TEST_F(ClaheOnABus, AGridTooFineForTheDepthIsAnError) {
+TEST_P(ClaheOnABus, AGridTooFineForTheDepthIsAnError) {
   const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 64, 64);
   histeq::Settings settings = clahe_settings();
   settings.tiles_x = 64;
@@ -302,3 +334,5 @@ TEST_F(ClaheOnABus, AGridTooFineForTheDepthIsAnError) {
   EXPECT_NE(posted.text().find("use at most 64 tiles at this depth"), std::string::npos)
       << posted.text();
 }
+
+INSTANTIATE_TEST_SUITE_P(Elements, ClaheOnABus, ::testing::ValuesIn(kElements));

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // cudahisteq on video/x-raw(memory:CUDAMemory): frames from nvcodec's cudaupload (8-bit and 10,
-// 12 and 16-bit formats), nvh264dec and nvh265dec (HEVC Main10 as P010_10LE) are equalized in
-// their own device memory. Without a CUDA device (CI) only the advertised caps are checked.
+// 12 and 16-bit formats; CLAHE too), nvh264dec and nvh265dec (HEVC Main10 as P010_10LE) are
+// equalized in their own device memory. Without a CUDA device (CI) only the advertised caps are
+// checked.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -137,6 +138,28 @@ INSTANTIATE_TEST_SUITE_P(
              std::to_string(std::get<1>(info.param).first) + "x" +
              std::to_string(std::get<1>(info.param).second);
     });
+
+class CudaMemoryClahe : public ::testing::TestWithParam<const char *> {
+ protected:
+  void SetUp() override { SKIP_WITHOUT_NVCODEC(); }
+};
+
+// CLAHE with every option on frames in CUDA memory: histeq's bytes, frame after frame.
+TEST_P(CudaMemoryClahe, UploadEqualizeDownloadWithEveryOptionGivesHistEqsBytes) {
+  const std::string settings =
+      " mode=clahe tiles-x=6 tiles-y=5 clip-limit=2.5 strength=0.8 smoothing=4";
+  const std::string scene = test_scene(12, GetParam(), 642, 362);
+  const auto gpu =
+      pull_frames(scene, "cudaupload ! cudahisteq name=eq" + settings + " ! cudadownload");
+  const auto cpu = pull_frames(scene, "histeq" + settings);
+  EXPECT_EQ(gpu.error, "");
+  EXPECT_NE(gpu.eq_caps.find("memory:CUDAMemory"), std::string::npos) << gpu.eq_caps;
+  ASSERT_EQ(gpu.frames.size(), 12u);
+  expect_same_frames(gpu.frames, cpu.frames);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, CudaMemoryClahe,
+                         ::testing::Values("NV12", "YUY2", "RGBA", "P010_10LE", "Y444_16LE"));
 
 // nvcodec's converter hands RGBA in CUDA memory: equalized there, as histeq equalizes the same
 // frames once they are downloaded.

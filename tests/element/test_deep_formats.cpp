@@ -81,8 +81,8 @@ constexpr GstVideoFormat kDeepFormats[] = {
 
 constexpr const char *kElements[] = {"histeq", "cudahisteq"};
 
-// The element's defaults, or every option it has for luma planes (CLAHE, which cudahisteq does
-// not do, is test_clahe.cpp's), statistics included.
+// The element's defaults, or every option of the global mode (CLAHE is test_clahe.cpp's),
+// statistics included.
 enum class Options { kDefaults, kEvery };
 
 histeq::Settings settings_of(Options options) {

@@ -7,7 +7,6 @@ import os
 import subprocess
 import tempfile
 import unittest
-import unittest.mock
 
 import histeq_common
 import support
@@ -72,14 +71,6 @@ class Checks(unittest.TestCase):
                              f"to 64, like 8x8, not '{bad}'")
 
 
-    def test_auto_takes_histeq_for_clahe(self):
-        # cudahisteq has no CLAHE yet: auto never picks it for that mode, GPU or not.
-        environment = {k: v for k, v in os.environ.items() if k != "HISTEQ_ELEMENT"}
-        with unittest.mock.patch.dict(os.environ, environment, clear=True):
-            self.assertEqual(histeq_common.pick_element("auto", "clahe"), "histeq")
-            self.assertEqual(histeq_common.pick_element("histeq", "global"), "histeq")
-
-
 class Scripts(unittest.TestCase):
 
     def test_every_python_script_says_a_bad_value_in_one_line(self):
@@ -124,8 +115,7 @@ class Scripts(unittest.TestCase):
             spreads = {}
             runs = [("untouched", ["--strength", "0"]), ("clipped", ["--clip-limit", "1.5"]),
                     ("smoothed", ["--smoothing", "10", "--scene-threshold", "0.5"])]
-            if support.element() == "histeq":  # cudahisteq refuses CLAHE frames for now
-                runs.append(("tiled", ["--mode", "clahe", "--tiles", "4x4"]))
+            runs.append(("tiled", ["--mode", "clahe", "--tiles", "4x4"]))
             for name, argv in runs:
                 png = os.path.join(tmp, f"{name}.png")
                 done = support.run(*support.script("compare"), clip, png, "--time", "0.5",
