@@ -17,6 +17,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 #include "equalization.h"
 #include "host_device.h"
@@ -115,17 +116,54 @@ HISTEQ_HOST_DEVICE inline TileBlend tile_blend(int i, float inverse_tile, int ti
                    sub_rn(position, float(first))};
 }
 
-// The bilinear blend of the four tiles' levels for one pixel (never negative), rounded to
-// nearest even and kept within `top`: ((l11 * (1 - x) + l12 * x) * (1 - y) + (l21 * (1 - x) + l22 *
-// x) * y).
+// round_even(x) as an integer, for 0 <= x < 2^23 - 1/2: the sum with 2^23 has that integer in
+// its mantissa bits, so no conversion instruction is needed.
+HISTEQ_HOST_DEVICE inline std::uint32_t round_even_integer(float x) {
+  const float shifted = add_rn(x, 8388608.0f);
+#if defined(__CUDA_ARCH__)
+  const std::uint32_t bits = __float_as_uint(shifted);
+#else
+  std::uint32_t bits;
+  std::memcpy(&bits, &shifted, sizeof(bits));
+#endif
+  return bits & 0x7fffffu;
+}
+
+// The bilinear blend of the four tiles' levels (as floats, exactly) for one pixel (never
+// negative), rounded to nearest even and kept within `top`: ((l11 * (1 - x) + l12 * x) * (1 - y)
+// + (l21 * (1 - x) + l22 * x) * y).
+HISTEQ_HOST_DEVICE inline std::uint32_t blend_level_values(float l11, float l12, float l21,
+                                                           float l22, float x, float y,
+                                                           std::uint32_t top) {
+  const float x1 = sub_rn(1.0f, x), y1 = sub_rn(1.0f, y);
+  const float upper = add_rn(mul_rn(l11, x1), mul_rn(l12, x));
+  const float lower = add_rn(mul_rn(l21, x1), mul_rn(l22, x));
+  const std::uint32_t blended = round_even_integer(add_rn(mul_rn(upper, y1), mul_rn(lower, y)));
+  return blended >= top ? top : blended;
+}
+
 HISTEQ_HOST_DEVICE inline std::uint32_t blend_levels(std::uint32_t l11, std::uint32_t l12,
                                                      std::uint32_t l21, std::uint32_t l22, float x,
                                                      float y, std::uint32_t top) {
-  const float x1 = sub_rn(1.0f, x), y1 = sub_rn(1.0f, y);
-  const float upper = add_rn(mul_rn(float(l11), x1), mul_rn(float(l12), x));
-  const float lower = add_rn(mul_rn(float(l21), x1), mul_rn(float(l22), x));
-  const float blended = round_even(add_rn(mul_rn(upper, y1), mul_rn(lower, y)));
-  return blended >= float(top) ? top : std::uint32_t(blended);
+  return blend_level_values(float(l11), float(l12), float(l21), float(l22), x, y, top);
+}
+
+// The first index i of [0, size) whose tile_blend(i, inverse_tile, ...) has its unclamped first
+// tile at k or later (size if none): the pixels of one span between tile centres start there.
+// The first tile only grows with i, since every step of tile_blend rounds monotonically.
+HISTEQ_HOST_DEVICE inline int first_blended_from(int k, float inverse_tile, int size) {
+  int low = 0, high = size;
+  while (low < high) {
+    const int middle = low + (high - low) / 2;
+    const float position = sub_rn(mul_rn(float(middle), inverse_tile), 0.5f);
+    const int first = position < 0.0f ? -1 : int(position);
+    if (first >= k) {
+      high = middle;
+    } else {
+      low = middle + 1;
+    }
+  }
+  return low;
 }
 
 }  // namespace histeq

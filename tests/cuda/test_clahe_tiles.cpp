@@ -15,6 +15,7 @@
 #include <tuple>
 #include <vector>
 
+#include "clahe.h"
 #include "cpu_equalizer.h"
 #include "device_equalizer.h"
 #include "device_history.h"
@@ -337,8 +338,13 @@ class ClaheEngine : public ::testing::TestWithParam<std::tuple<std::size_t, bool
   const PixelLayout &layout() const { return layouts()[std::get<0>(GetParam())].layout; }
   bool every_option() const { return std::get<1>(GetParam()); }
 
-  void expect_cases(const std::vector<Case> &cases, int frames) {
-    for (const Case &c : cases) {
+  // Each case's grid is halved along its longer side until the engine keeps its tiles at this
+  // depth (kMaxClaheTileBins).
+  void expect_cases(const std::vector<Case> &wanted, int frames) {
+    for (Case c : wanted) {
+      while (std::uint64_t(c.tiles_x) * std::uint64_t(c.tiles_y) * layout().levels() >
+             histeq::kMaxClaheTileBins)
+        (c.tiles_x >= c.tiles_y ? c.tiles_x : c.tiles_y) /= 2;
       const histeq::Params params =
           histeq::to_params(clahe_settings(c.tiles_x, c.tiles_y, every_option()));
       const auto clip = make_clip(layout(), c.width, c.height,
@@ -346,7 +352,9 @@ class ClaheEngine : public ::testing::TestWithParam<std::tuple<std::size_t, bool
       for (bool limited : {false, true}) {
         SCOPED_TRACE(case_name(c) + (limited ? " limited" : " full"));
         const auto expected = cpu_clip(clip, limited, {params});
-        if (params.keep_history) {
+        // The cut restarts the core's history (its report is compared to the GPU's below);
+        // a frame of a few pixels may not change enough to cut.
+        if (params.keep_history && c.width * c.height >= 64) {
           EXPECT_TRUE(expected[std::size_t(frames / 2)].restarted);
         }
         EngineOutput out;
@@ -374,11 +382,10 @@ TEST_P(ClaheEngine, SmallFramesEqualTheCore) {
                6);
 }
 
-// Frames of every grid size at video sizes: 4K 8x8 (the default grid), 1080p with a grid that
-// does not divide it and one tile per 30 pixels.
+// Frames of video sizes: 4K 8x8 (the default grid), 1080p with a grid that does not divide it,
+// 720p with the finest grid the depth allows.
 TEST_P(ClaheEngine, VideoFramesEqualTheCore) {
-  const bool deep16 = layout().sample.bits == 16;
-  expect_cases({{1920, 1080, 7, 5, false}, {1280, 720, deep16 ? 8 : 64, deep16 ? 8 : 24, true}}, 4);
+  expect_cases({{1920, 1080, 7, 5, false}, {1280, 720, 64, 24, true}}, 4);
   expect_cases({{3840, 2160, 8, 8, false}}, 2);
 }
 
