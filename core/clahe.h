@@ -131,15 +131,21 @@ HISTEQ_HOST_DEVICE inline std::uint32_t round_even_integer(float x) {
 
 // The bilinear blend of the four tiles' levels (as floats, exactly) for one pixel (never
 // negative), rounded to nearest even and kept within `top`: ((l11 * (1 - x) + l12 * x) * (1 - y)
-// + (l21 * (1 - x) + l22 * x) * y).
+// + (l21 * (1 - x) + l22 * x) * y), with x1 = 1 - x and y1 = 1 - y given (a caller that blends
+// many pixels of one column or row takes them once).
 HISTEQ_HOST_DEVICE inline std::uint32_t blend_level_values(float l11, float l12, float l21,
-                                                           float l22, float x, float y,
-                                                           std::uint32_t top) {
-  const float x1 = sub_rn(1.0f, x), y1 = sub_rn(1.0f, y);
+                                                           float l22, float x, float x1, float y,
+                                                           float y1, std::uint32_t top) {
   const float upper = add_rn(mul_rn(l11, x1), mul_rn(l12, x));
   const float lower = add_rn(mul_rn(l21, x1), mul_rn(l22, x));
   const std::uint32_t blended = round_even_integer(add_rn(mul_rn(upper, y1), mul_rn(lower, y)));
   return blended >= top ? top : blended;
+}
+
+HISTEQ_HOST_DEVICE inline std::uint32_t blend_level_values(float l11, float l12, float l21,
+                                                           float l22, float x, float y,
+                                                           std::uint32_t top) {
+  return blend_level_values(l11, l12, l21, l22, x, sub_rn(1.0f, x), y, sub_rn(1.0f, y), top);
 }
 
 HISTEQ_HOST_DEVICE inline std::uint32_t blend_levels(std::uint32_t l11, std::uint32_t l12,

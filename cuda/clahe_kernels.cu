@@ -18,10 +18,9 @@ namespace histeq::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-// Blocks per SM the count and the map aim for, so that every SM has work at the tile and cell
-// edges, where blocks hold fewer pixels.
-constexpr int kBlocksPerSm = 4;
 constexpr int kChunkBytes = 16;
+// 16-byte chunks a thread loads before it counts or maps any.
+constexpr int kLoadBatch = 4;
 // Depths up to 12 bits count in shared bins (4096 levels: 16 KiB); 16-bit samples in the
 // device bins.
 constexpr int kMaxSharedLevels = 4096;
@@ -116,6 +115,61 @@ __device__ __forceinline__ void walk_rectangle(int rows, int columns, Visit visi
   }
 }
 
+// walk_rectangle for 16-byte chunks that are loaded first: kLoadBatch chunks' loads are issued
+// before any is used, so that as many reads are in flight per thread. The first batch may be
+// loaded ahead (load_batch), before the thread waits for what using them needs.
+class ChunkWalk {
+ public:
+  __device__ ChunkWalk(int rows, int columns) : rows_(rows), columns_(columns) {
+    if (columns <= 0) {
+      row_ = rows;
+      return;
+    }
+    row_step_ = kThreads / columns;
+    column_step_ = kThreads % columns;
+    row_ = int(threadIdx.x) / columns;
+    column_ = int(threadIdx.x) % columns;
+  }
+
+  // Loads the next batch, load(row, column) for each of its chunks.
+  template <class Load>
+  __device__ void load_batch(Load load) {
+#pragma unroll
+    for (int k = 0; k < kLoadBatch; ++k) {
+      rows_of_[k] = row_;
+      columns_of_[k] = column_;
+      if (row_ < rows_) chunks_[k] = load(row_, column_);
+      row_ += row_step_;
+      column_ += column_step_;
+      if (column_ >= columns_) {
+        column_ -= columns_;
+        ++row_;
+      }
+    }
+    loaded_ = true;
+  }
+
+  // Visits every chunk as use(row, column, chunk), loading them batch by batch.
+  template <class Load, class Use>
+  __device__ void run(Load load, Use use) {
+    if (!loaded_) load_batch(load);
+    while (true) {
+#pragma unroll
+      for (int k = 0; k < kLoadBatch; ++k)
+        if (rows_of_[k] < rows_) use(rows_of_[k], columns_of_[k], chunks_[k]);
+      if (row_ >= rows_) return;
+      load_batch(load);
+    }
+  }
+
+ private:
+  int rows_, columns_;
+  int row_step_ = 0, column_step_ = 0, row_ = 0, column_ = 0;
+  bool loaded_ = false;
+  int rows_of_[kLoadBatch], columns_of_[kLoadBatch];
+  uint4 chunks_[kLoadBatch];
+};
+
 // Columns [begin, end) of a row as a head of single pixels, 16-byte chunks of byte pixels
 // (where rows start on 16-byte boundaries, within the frame's own columns below `inside_end`)
 // and a tail of single pixels (the frame's reflected padding columns among them).
@@ -153,26 +207,59 @@ struct TileTone {
   unsigned long long *report;
 };
 
-// A tile's LUT from its bins, by the block, each thread over bins / kThreads consecutive levels
-// (one scene band holds them all), as ToneMap::build: the same per-bin functions, the sums and
-// the scan over the block. The bins are read from L2 (other blocks counted them), held in
-// registers where a thread has kItems of them (else read again at each step), and left zero.
-template <int kItems>
-__device__ void tone_tile(int tile, unsigned *counts, std::uint16_t *luts, const TileTone &t) {
-  using Reduce = cub::BlockReduce<unsigned long long, kThreads>;
-  using Scan = cub::BlockScan<unsigned long long, kThreads>;
-  __shared__ union {
-    typename Reduce::TempStorage reduce;
-    typename Scan::TempStorage scan;
-  } temp;
-  __shared__ unsigned long long band_sums[kSceneBands];
-  __shared__ unsigned long long excess_sum;
+// The threads that build one tile's LUT together, and their sums and scans over 64-bit values
+// (every thread receives the result): the whole block (CUB, behind barriers), or its first warp
+// alone (shuffles, no barrier: the fewer steps a small histogram's LUT waits for).
+struct BlockGroup {
+  static constexpr int kSize = kThreads;
+  __device__ static int rank() { return int(threadIdx.x); }
+  __device__ static unsigned long long sum(unsigned long long value) {
+    using Reduce = cub::BlockReduce<unsigned long long, kThreads>;
+    __shared__ typename Reduce::TempStorage temp;
+    __shared__ unsigned long long total;
+    value = Reduce(temp).Sum(value);
+    if (threadIdx.x == 0) total = value;
+    __syncthreads();
+    value = total;
+    __syncthreads();
+    return value;
+  }
+  __device__ static unsigned long long exclusive_sum(unsigned long long value) {
+    using Scan = cub::BlockScan<unsigned long long, kThreads>;
+    __shared__ typename Scan::TempStorage temp;
+    Scan(temp).ExclusiveSum(value, value);
+    return value;
+  }
+};
 
+struct WarpGroup {
+  static constexpr int kSize = 32;
+  __device__ static int rank() { return int(threadIdx.x) % 32; }
+  __device__ static unsigned long long sum(unsigned long long value) {
+    for (int step = 1; step < 32; step *= 2) value += __shfl_xor_sync(0xffffffffu, value, step);
+    return value;
+  }
+  __device__ static unsigned long long exclusive_sum(unsigned long long value) {
+    const unsigned long long own = value;
+    for (int step = 1; step < 32; step *= 2) {
+      const unsigned long long before = __shfl_up_sync(0xffffffffu, value, step);
+      if (rank() >= step) value += before;
+    }
+    return value - own;
+  }
+};
+
+// A tile's LUT from its bins, by a Group of threads, each over bins / Group::kSize consecutive
+// levels (one scene band holds them all), as ToneMap::build: the same per-bin functions, the
+// sums and the scan over the group. The bins are read from L2 (other blocks counted them), held
+// in registers where a thread has kItems of them (else read again at each step), and left zero.
+template <class Group, int kItems>
+__device__ void tone_tile(int tile, unsigned *counts, std::uint16_t *luts, const TileTone &t) {
   const Params &params = t.params;
   const int bins = t.bins;
   const std::size_t base = std::size_t(tile) * std::size_t(bins);
-  const int per_thread = bins / kThreads;
-  const int first = int(threadIdx.x) * per_thread;
+  const int per_thread = bins / Group::kSize;
+  const int first = Group::rank() * per_thread;
   unsigned *tile_counts = counts + base;
   // Visits this thread's levels as each(v, i), i its place among them.
   const auto for_each_level = [&](auto each) {
@@ -206,25 +293,27 @@ __device__ void tone_tile(int tile, unsigned *counts, std::uint16_t *luts, const
     const std::uint64_t scale = bin_scale(t.area);
     const unsigned long long *history_in = t.history_in ? t.history_in + base : nullptr;
     unsigned long long *history_out = t.history_out + base;
-    if (threadIdx.x < kSceneBands) band_sums[threadIdx.x] = 0;
-    __syncthreads();
+    bool restarted = t.reset || !history_in;
     if (history_in) {
+      // Each scene band's difference over its Group::kSize / kSceneBands threads (neighbouring
+      // lanes of one warp), then the sum of the bands' distances, counted by each band's first.
+      constexpr int kBandThreads = Group::kSize / kSceneBands;
+      static_assert(kBandThreads >= 1 && kBandThreads <= 32, "a band lies within one warp");
       std::int64_t difference = 0;
       for_each_level([&](int v, int i) {
         difference += bin_difference(normalized_bin(count(v, i), scale), history_in[v]);
       });
-      atomicAdd(&band_sums[scene_band(first, bins)], static_cast<unsigned long long>(difference));
+      for (int step = 1; step < kBandThreads; step *= 2)
+        difference += __shfl_xor_sync(0xffffffffu, difference, step);
+      const bool band_first = Group::rank() % kBandThreads == 0;
+      const std::uint64_t distance = Group::sum(band_first ? band_distance(difference) : 0);
+      restarted = restarted || is_scene_cut(distance, params.scene_threshold);
     }
-    __syncthreads();
-    std::uint64_t distance = 0;
-    for (int b = 0; b < kSceneBands; ++b)
-      distance += band_distance(static_cast<std::int64_t>(band_sums[b]));
-    const bool restarted = t.reset || !history_in || is_scene_cut(distance, params.scene_threshold);
     for_each_level([&](int v, int i) {
       const std::uint64_t now = normalized_bin(count(v, i), scale);
       history_out[v] = restarted ? now : smoothed_bin(history_in[v], now, params.history_weight);
     });
-    if (restarted && t.report && threadIdx.x == 0) atomicOr(t.report, 1ull);
+    if (restarted && t.report && Group::rank() == 0) atomicOr(t.report, 1ull);
     if (!restarted && params.history_weight != 0) {
       smoothed = history_out;
       total = kUnitQ30;
@@ -241,10 +330,7 @@ __device__ void tone_tile(int tile, unsigned *counts, std::uint16_t *luts, const
     const std::uint64_t ceiling = clip_ceiling(total, params.clip_limit, bins);
     unsigned long long excess = 0;
     for_each_level([&](int v, int i) { excess += clip_excess(source(v, i), ceiling); });
-    excess = Reduce(temp.reduce).Sum(excess);
-    if (threadIdx.x == 0) excess_sum = excess;
-    __syncthreads();
-    spread = clip_spread(ceiling, excess_sum, bins);
+    spread = clip_spread(ceiling, Group::sum(excess), bins);
   }
   const auto value = [&](int v, int i) -> std::uint64_t {
     return clip ? clipped_bin(source(v, i), v, spread) : source(v, i);
@@ -253,8 +339,7 @@ __device__ void tone_tile(int tile, unsigned *counts, std::uint16_t *luts, const
   // Steps 4 and 5: the tile's cdf, its levels and the strength blend.
   unsigned long long own = 0;
   for_each_level([&](int v, int i) { own += value(v, i); });
-  unsigned long long cdf = 0;
-  Scan(temp.scan).ExclusiveSum(own, cdf);
+  unsigned long long cdf = Group::exclusive_sum(own);
   std::uint16_t *lut = luts + base;
   for_each_level([&](int v, int i) {
     cdf += value(v, i);
@@ -262,6 +347,22 @@ __device__ void tone_tile(int tile, unsigned *counts, std::uint16_t *luts, const
         blended_level(std::uint32_t(v), tile_level(cdf, total, t.range), params.strength));
   });
   for_each_level([&](int v, int) { tile_counts[v] = 0; });
+}
+
+// Programmatic dependent launch (compute capability 9.0 and up): the count lets the map's
+// blocks start while its last blocks build the LUTs, and the map waits for the count to be
+// complete, its writes visible, before it reads them. Elsewhere, and when the map is launched
+// without the attribute, the stream orders the two as usual and these do nothing.
+__device__ __forceinline__ void let_next_kernel_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+__device__ __forceinline__ void wait_for_preceding_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
 }
 
 // Shared bin copies per block for `bins` levels: a warp counts into copy warp % copies, so fewer
@@ -281,6 +382,7 @@ __global__ void __launch_bounds__(kThreads)
                 bool chunked, TileTone tone) {
   extern __shared__ unsigned shared_bins[];
   __shared__ bool last_of_tile;
+  let_next_kernel_start();
   constexpr bool kChunks = std::is_same_v<Luma, ByteLuma>;
   const int tile = int(blockIdx.x) / bands, band = int(blockIdx.x) % bands;
   const ClaheGrid &grid = frame.grid;
@@ -302,10 +404,12 @@ __global__ void __launch_bounds__(kThreads)
   };
   const ColumnSplit columns(x0, x0 + grid.tile_width, frame.width, kChunks && chunked);
   if constexpr (kChunks) {
-    walk_rectangle(rows, columns.chunks(), [&](int row, int c) {
+    const auto load = [&](int row, int c) {
+      return *reinterpret_cast<const uint4 *>(
+          frame.pixel(columns.chunk_begin + c * kChunkBytes, row_of(y0 + row)));
+    };
+    ChunkWalk(rows, columns.chunks()).run(load, [&](int row, int, uint4 chunk) {
       const int py = y0 + row;
-      const uint4 chunk = *reinterpret_cast<const uint4 *>(
-          frame.pixel(columns.chunk_begin + c * kChunkBytes, row_of(py)));
       count_chunk_voted(bins_here, chunk);
       if (padding && py >= frame.height) {
         for (const unsigned word : {chunk.x, chunk.y, chunk.z, chunk.w})
@@ -337,43 +441,63 @@ __global__ void __launch_bounds__(kThreads)
   __syncthreads();
   if (!last_of_tile) return;
   __threadfence();
+  // 256 levels: one warp, 8 a lane, with no barrier; deeper samples: the block.
   switch (bins) {
     case 256:
-      tone_tile<1>(tile, scratch.d_counts, scratch.d_luts, tone);
+      if (threadIdx.x < WarpGroup::kSize)
+        tone_tile<WarpGroup, 256 / WarpGroup::kSize>(tile, scratch.d_counts, scratch.d_luts, tone);
       break;
     case 1024:
-      tone_tile<4>(tile, scratch.d_counts, scratch.d_luts, tone);
+      tone_tile<BlockGroup, 1024 / kThreads>(tile, scratch.d_counts, scratch.d_luts, tone);
       break;
     default:
-      tone_tile<0>(tile, scratch.d_counts, scratch.d_luts, tone);
+      tone_tile<BlockGroup, 0>(tile, scratch.d_counts, scratch.d_luts, tone);
       break;
   }
   if (threadIdx.x == 0) scratch.d_tickets[tile] = 0;
 }
 
-// How the map reads a cell's four LUTs: as floats side by side in shared memory (one 16-byte
-// load a pixel, no conversion; up to 1024 levels), as 16-bit levels side by side in shared
-// memory (one 8-byte load; 4096 levels), or from device memory (65536 levels).
-enum class CellLuts { kFloats, kWords, kDevice };
+// How the map reads a cell's four LUTs for level v from shared memory: four bytes in one word
+// (8-bit samples), or four 16-bit levels in two words (up to 4096 levels); or from device memory
+// (65536 levels). Small tables keep shared memory, the map's busiest path, to 4 or 8 bytes a
+// pixel.
+enum class CellLuts { kBytes, kHalves, kDevice };
 
 __host__ __device__ constexpr CellLuts cell_luts_for(int bins) {
-  return bins <= 1024 ? CellLuts::kFloats : bins <= 4096 ? CellLuts::kWords : CellLuts::kDevice;
+  return bins <= 256 ? CellLuts::kBytes : bins <= 4096 ? CellLuts::kHalves : CellLuts::kDevice;
 }
+
+// The level in byte kFirstByte (kBytes 2: that byte and the next) of `word` as a float: the
+// level under the exponent of 2^23 (one byte permute) less 2^23, exact, with no conversion
+// instruction.
+template <int kFirstByte, int kBytes>
+__device__ __forceinline__ float level_float(unsigned word) {
+  constexpr unsigned kSelect = kBytes == 1
+                                   ? (kFirstByte | 4u << 4 | 5u << 8 | 7u << 12)
+                                   : (kFirstByte | (kFirstByte + 1u) << 4 | 5u << 8 | 7u << 12);
+  return __fsub_rn(__uint_as_float(__byte_perm(word, 0x4B000000u, kSelect)), 8388608.0f);
+}
+
+// The map's blocks: a segment of at most kMapSegment columns of a cell and about kMapPixels
+// pixels, so that blocks of narrow and wide cells take alike.
+constexpr int kMapSegment = 512;
+constexpr int kMapPixels = 8192;
 
 // What the map needs besides the pixels: the blend's factors, and where each cell starts along
 // each side (first_blended_from of the cell's first tile, computed once on the host; cell k
-// spans [x[k], x[k + 1]) and [y[k], y[k + 1])).
+// spans [x[k], x[k + 1]) and [y[k], y[k + 1])), and how many segments and strips of rows the
+// grid has room for in each cell.
 struct TileBlendArgs {
   float inverse_width, inverse_height;
   std::uint32_t top;
-  int strips, strip_rows;
+  int segments, strips;
   int x[kMaxTiles + 2];
   int y[kMaxTiles + 2];
 };
 
-// One block per strip of `strip_rows` rows of a cell: the pixels whose four nearest tile
-// centres are those of cell (blockIdx.x, blockIdx.y / strips), that is whose unclamped first
-// tile is one less than the cell along each side. Byte pixels go 16 at a time where `chunked`.
+// One block per strip of rows of a segment of a cell: pixels whose four nearest tile centres are
+// those of the cell, that is whose unclamped first tile is one less than the cell along each
+// side. Byte pixels go 16 at a time where `chunked`.
 template <class Luma, CellLuts kCell>
 __global__ void __launch_bounds__(kThreads)
     map_tiles(TileFrame frame, std::uint8_t *out, std::size_t out_pitch, Luma luma,
@@ -382,13 +506,45 @@ __global__ void __launch_bounds__(kThreads)
   __shared__ RgbGainTables tables;
   constexpr bool kChunks = std::is_same_v<Luma, ByteLuma>;
   const ClaheGrid &grid = frame.grid;
-  const int cell_x = int(blockIdx.x), cell_y = int(blockIdx.y) / args.strips;
-  const int strip = int(blockIdx.y) % args.strips;
-  const int x_begin = args.x[cell_x], x_end = args.x[cell_x + 1];
-  const int y_begin = args.y[cell_y] + strip * args.strip_rows;
-  const int y_end = min(args.y[cell_y + 1], y_begin + args.strip_rows);
-  if (x_begin >= x_end || y_begin >= y_end) return;
+  const int cell_x = int(blockIdx.x) / args.segments, cell_y = int(blockIdx.y) / args.strips;
+  const int x_begin = args.x[cell_x] + int(blockIdx.x) % args.segments * kMapSegment;
+  const int x_end = min(args.x[cell_x + 1], x_begin + kMapSegment);
+  if (x_begin >= x_end) return;
+  const int strip_rows = max(1, kMapPixels / (x_end - x_begin));
+  const int y_begin = args.y[cell_y] + int(blockIdx.y) % args.strips * strip_rows;
+  const int y_end = min(args.y[cell_y + 1], y_begin + strip_rows);
+  if (y_begin >= y_end) return;
 
+  if constexpr (Luma::kRgb) {
+    for (int v = int(threadIdx.x); v < 256; v += kThreads) fill_rgb_headroom(v, tables);
+  }
+  const float column_first = float(cell_x - 1), row_first = float(cell_y - 1);
+  // tile_blend's weight of pixel `i` in a cell that starts at tile `first` + 1.
+  const auto weight = [](int i, float inverse, float first) {
+    return sub_rn(sub_rn(mul_rn(float(i), inverse), 0.5f), first);
+  };
+  // The weights of the chunks' columns, taken once: pixel k of chunk c has (w, 1 - w) at
+  // chunk_weights[k][c], so that lanes on neighbouring chunks read neighbouring words.
+  const ColumnSplit columns(x_begin, x_end, x_end, kChunks && chunked);
+  __shared__ float2 chunk_weights[kChunks ? kChunkBytes : 1][kMapSegment / kChunkBytes + 1];
+  if constexpr (kChunks) {
+    for (int i = int(threadIdx.x); i < kChunkBytes * columns.chunks(); i += kThreads) {
+      const int k = i / columns.chunks(), c = i % columns.chunks();
+      const float w =
+          weight(columns.chunk_begin + c * kChunkBytes + k, args.inverse_width, column_first);
+      chunk_weights[k][c] = make_float2(w, sub_rn(1.0f, w));
+    }
+  }
+  const auto load = [&](int row, int c) {
+    return *reinterpret_cast<const uint4 *>(
+        frame.pixel(columns.chunk_begin + c * kChunkBytes, y_begin + row));
+  };
+  ChunkWalk walk(y_end - y_begin, columns.chunks());
+  if constexpr (kChunks) walk.load_batch(load);
+
+  // Everything above overlaps the count's last blocks (programmatic dependent launch, where the
+  // GPU has it); the LUTs are complete from here on.
+  wait_for_preceding_kernel();
   const int bins = frame.bins;
   const int left = max(cell_x - 1, 0), right = min(cell_x, grid.tiles_x - 1);
   const int upper = max(cell_y - 1, 0), lower = min(cell_y, grid.tiles_y - 1);
@@ -396,72 +552,67 @@ __global__ void __launch_bounds__(kThreads)
   const std::uint16_t *l12 = luts + std::size_t(upper * grid.tiles_x + right) * bins;
   const std::uint16_t *l21 = luts + std::size_t(lower * grid.tiles_x + left) * bins;
   const std::uint16_t *l22 = luts + std::size_t(lower * grid.tiles_x + right) * bins;
-  float4 *float_luts = reinterpret_cast<float4 *>(cell_luts);
-  uint2 *word_luts = reinterpret_cast<uint2 *>(cell_luts);
+  unsigned *byte_luts = reinterpret_cast<unsigned *>(cell_luts);
+  uint2 *half_luts = reinterpret_cast<uint2 *>(cell_luts);
   for (int v = int(threadIdx.x); kCell != CellLuts::kDevice && v < bins; v += kThreads) {
-    if constexpr (kCell == CellLuts::kFloats) {
-      float_luts[v] = make_float4(float(l11[v]), float(l12[v]), float(l21[v]), float(l22[v]));
+    if constexpr (kCell == CellLuts::kBytes) {
+      byte_luts[v] = unsigned(l11[v]) | unsigned(l12[v]) << 8 | unsigned(l21[v]) << 16 |
+                     unsigned(l22[v]) << 24;
     } else {
-      word_luts[v] = make_uint2(unsigned(l11[v]) | unsigned(l12[v]) << 16,
+      half_luts[v] = make_uint2(unsigned(l11[v]) | unsigned(l12[v]) << 16,
                                 unsigned(l21[v]) | unsigned(l22[v]) << 16);
     }
   }
-  if constexpr (Luma::kRgb) {
-    for (int v = int(threadIdx.x); v < 256; v += kThreads) fill_rgb_headroom(v, tables);
-  }
-  if constexpr (kCell != CellLuts::kDevice || Luma::kRgb) __syncthreads();
+  __syncthreads();
 
-  const float column_first = float(cell_x - 1), row_first = float(cell_y - 1);
-  // tile_blend's weight of pixel `i` (given as a float, exactly) in a cell that starts at tile
-  // `first` + 1.
-  const auto weight = [](float i, float inverse, float first) {
-    return sub_rn(sub_rn(mul_rn(i, inverse), 0.5f), first);
-  };
-  const auto mapped = [&](unsigned v, float x_weight, float y_weight) -> unsigned {
-    if constexpr (kCell == CellLuts::kFloats) {
-      const float4 four = float_luts[v];
-      return blend_level_values(four.x, four.y, four.z, four.w, x_weight, y_weight, args.top);
-    } else if constexpr (kCell == CellLuts::kWords) {
-      const uint2 four = word_luts[v];
-      return blend_levels(four.x & 0xffffu, four.x >> 16, four.y & 0xffffu, four.y >> 16, x_weight,
-                          y_weight, args.top);
+  const auto mapped = [&](unsigned v, float x_weight, float x_weight1, float y_weight,
+                          float y_weight1) -> unsigned {
+    if constexpr (kCell == CellLuts::kBytes) {
+      const unsigned four = byte_luts[v];
+      return blend_level_values(level_float<0, 1>(four), level_float<1, 1>(four),
+                                level_float<2, 1>(four), level_float<3, 1>(four), x_weight,
+                                x_weight1, y_weight, y_weight1, args.top);
+    } else if constexpr (kCell == CellLuts::kHalves) {
+      const uint2 four = half_luts[v];
+      return blend_level_values(level_float<0, 2>(four.x), level_float<2, 2>(four.x),
+                                level_float<0, 2>(four.y), level_float<2, 2>(four.y), x_weight,
+                                x_weight1, y_weight, y_weight1, args.top);
     } else {
-      return blend_levels(__ldg(&l11[v]), __ldg(&l12[v]), __ldg(&l21[v]), __ldg(&l22[v]), x_weight,
-                          y_weight, args.top);
+      return blend_level_values(float(__ldg(&l11[v])), float(__ldg(&l12[v])), float(__ldg(&l21[v])),
+                                float(__ldg(&l22[v])), x_weight, x_weight1, y_weight, y_weight1,
+                                args.top);
     }
   };
-  const ColumnSplit columns(x_begin, x_end, x_end, kChunks && chunked);
   if constexpr (kChunks) {
-    walk_rectangle(y_end - y_begin, columns.chunks(), [&](int row, int c) {
+    walk.run(load, [&](int row, int c, uint4 chunk) {
       const int x = columns.chunk_begin + c * kChunkBytes, y = y_begin + row;
-      const float y_weight = weight(float(y), args.inverse_height, row_first);
-      // Pixels of a row lie below 2^24: their positions as floats are exact, one addition apart.
-      const float fx = float(x);
-      uint4 chunk = *reinterpret_cast<const uint4 *>(frame.pixel(x, y));
+      const float y_weight = weight(y, args.inverse_height, row_first);
+      const float y_weight1 = sub_rn(1.0f, y_weight);
       unsigned words[] = {chunk.x, chunk.y, chunk.z, chunk.w};
 #pragma unroll
       for (int w = 0; w < 4; ++w) {
         unsigned word = 0;
 #pragma unroll
         for (int k = 0; k < 4; ++k) {
-          const unsigned v = (words[w] >> (8 * k)) & 0xffu;
-          const float x_weight =
-              weight(add_rn(fx, float(4 * w + k)), args.inverse_width, column_first);
-          word |= mapped(v, x_weight, y_weight) << (8 * k);
+          const float2 x_weights = chunk_weights[4 * w + k][c];
+          word |=
+              mapped((words[w] >> (8 * k)) & 0xffu, x_weights.x, x_weights.y, y_weight, y_weight1)
+              << (8 * k);
         }
         words[w] = word;
       }
-      chunk = make_uint4(words[0], words[1], words[2], words[3]);
-      *reinterpret_cast<uint4 *>(out + std::size_t(y) * out_pitch + std::size_t(x)) = chunk;
+      *reinterpret_cast<uint4 *>(out + std::size_t(y) * out_pitch + std::size_t(x)) =
+          make_uint4(words[0], words[1], words[2], words[3]);
     });
   }
   walk_rectangle(y_end - y_begin, columns.singles(), [&](int row, int i) {
     const int x = columns.single_x(i), y = y_begin + row;
     const std::uint8_t *pixel = frame.pixel(x, y);
     const unsigned v = luma.level(pixel);
+    const float x_weight = weight(x, args.inverse_width, column_first);
+    const float y_weight = weight(y, args.inverse_height, row_first);
     luma.write(pixel, out + std::size_t(y) * out_pitch + std::size_t(x) * frame.pixel_bytes, v,
-               mapped(v, weight(float(x), args.inverse_width, column_first),
-                      weight(float(y), args.inverse_height, row_first)),
+               mapped(v, x_weight, sub_rn(1.0f, x_weight), y_weight, sub_rn(1.0f, y_weight)),
                tables);
   });
 }
@@ -480,8 +631,18 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &out, Luma lum
   if (report)
     HISTEQ_CUDA_TRY(cudaMemsetAsync(report, 0, report_words(frame.bins) * sizeof(*report), stream));
 
-  const int target_blocks = kBlocksPerSm * sm_count;
-  const int bands_wanted = std::max(1, ceil_div(target_blocks, grid.tiles()));
+  // The count's blocks in one wave: a partial second wave would leave most SMs idle at its end.
+  int resident = 0;
+  const std::size_t count_bytes =
+      shared ? std::size_t(bin_copies(frame.bins)) * frame.bins * sizeof(unsigned) : 0;
+  if (shared) {
+    HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, count_tiles<Luma, true>, kThreads, count_bytes));
+  } else {
+    HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &resident, count_tiles<Luma, false>, kThreads, 0));
+  }
+  const int bands_wanted = std::max(1, std::max(1, resident) * sm_count / grid.tiles());
   const int band_rows = ceil_div(grid.tile_height, std::min(bands_wanted, grid.tile_height));
   const int bands = ceil_div(grid.tile_height, band_rows);
   const TileTone tile_tone{
@@ -490,8 +651,7 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &out, Luma lum
   const bool chunked = rows_in_chunks(plane_of(frame));
   HISTEQ_CUDA_BEFORE_LAUNCH();
   if (shared) {
-    const std::size_t bytes = std::size_t(bin_copies(frame.bins)) * frame.bins * sizeof(unsigned);
-    count_tiles<Luma, true><<<grid.tiles() * bands, kThreads, bytes, stream>>>(
+    count_tiles<Luma, true><<<grid.tiles() * bands, kThreads, count_bytes, stream>>>(
         frame, luma, scratch, bands, band_rows, chunked, tile_tone);
   } else {
     count_tiles<Luma, false><<<grid.tiles() * bands, kThreads, 0, stream>>>(
@@ -499,34 +659,54 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &out, Luma lum
   }
   HISTEQ_CUDA_TRY_LAUNCH();
 
-  const int cells = (grid.tiles_x + 1) * (grid.tiles_y + 1);
-  const int strips_wanted = std::clamp(ceil_div(target_blocks, cells), 1, 512);
   TileBlendArgs args;
   args.inverse_width = 1.0f / float(grid.tile_width);
   args.inverse_height = 1.0f / float(grid.tile_height);
   args.top = std::uint32_t(frame.bins - 1);
-  args.strip_rows = ceil_div(grid.tile_height, std::min(strips_wanted, grid.tile_height));
-  args.strips = ceil_div(grid.tile_height, args.strip_rows);
-  for (int k = 0; k <= grid.tiles_x + 1; ++k)
+  int widest = 1, tallest = 1;
+  for (int k = 0; k <= grid.tiles_x + 1; ++k) {
     args.x[k] = first_blended_from(k - 1, args.inverse_width, frame.width);
-  for (int k = 0; k <= grid.tiles_y + 1; ++k)
+    if (k) widest = std::max(widest, args.x[k] - args.x[k - 1]);
+  }
+  for (int k = 0; k <= grid.tiles_y + 1; ++k) {
     args.y[k] = first_blended_from(k - 1, args.inverse_height, frame.height);
-  const dim3 map_grid(unsigned(grid.tiles_x + 1), unsigned((grid.tiles_y + 1) * args.strips));
+    if (k) tallest = std::max(tallest, args.y[k] - args.y[k - 1]);
+  }
+  // The most strips a cell needs: those of its widest segments, the fewest rows each.
+  args.segments = ceil_div(widest, kMapSegment);
+  args.strips = ceil_div(tallest, std::max(1, kMapPixels / std::min(widest, kMapSegment)));
+  const dim3 map_grid(unsigned((grid.tiles_x + 1) * args.segments),
+                      unsigned((grid.tiles_y + 1) * args.strips));
   const bool map_chunked = chunked && rows_in_chunks(out);
+  cudaLaunchConfig_t config{};
+  config.gridDim = map_grid;
+  config.blockDim = dim3(kThreads);
+  config.stream = stream;
+  cudaLaunchAttribute early{};
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  int device = 0, major = 0;
+  HISTEQ_CUDA_TRY(cudaGetDevice(&device));
+  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  if (major >= 9) {
+    config.attrs = &early;
+    config.numAttrs = 1;
+  }
+  const auto launch_map = [&](auto kernel, std::size_t shared_bytes) {
+    config.dynamicSmemBytes = shared_bytes;
+    return cudaLaunchKernelEx(&config, kernel, frame, out.data, out.pitch, luma,
+                              static_cast<const std::uint16_t *>(scratch.d_luts), args,
+                              map_chunked);
+  };
   switch (cell_luts_for(frame.bins)) {
-    case CellLuts::kFloats:
-      map_tiles<Luma, CellLuts::kFloats>
-          <<<map_grid, kThreads, std::size_t(frame.bins) * sizeof(float4), stream>>>(
-              frame, out.data, out.pitch, luma, scratch.d_luts, args, map_chunked);
+    case CellLuts::kBytes:
+      HISTEQ_CUDA_TRY(launch_map(map_tiles<Luma, CellLuts::kBytes>, frame.bins * sizeof(unsigned)));
       break;
-    case CellLuts::kWords:
-      map_tiles<Luma, CellLuts::kWords>
-          <<<map_grid, kThreads, std::size_t(frame.bins) * sizeof(uint2), stream>>>(
-              frame, out.data, out.pitch, luma, scratch.d_luts, args, map_chunked);
+    case CellLuts::kHalves:
+      HISTEQ_CUDA_TRY(launch_map(map_tiles<Luma, CellLuts::kHalves>, frame.bins * sizeof(uint2)));
       break;
     case CellLuts::kDevice:
-      map_tiles<Luma, CellLuts::kDevice><<<map_grid, kThreads, 0, stream>>>(
-          frame, out.data, out.pitch, luma, scratch.d_luts, args, map_chunked);
+      HISTEQ_CUDA_TRY(launch_map(map_tiles<Luma, CellLuts::kDevice>, 0));
       break;
   }
   HISTEQ_CUDA_TRY_LAUNCH();
