@@ -10,10 +10,7 @@
 namespace histeq {
 
 bool ClaheTiles::shape(const ClaheGrid &grid, int bins) {
-  if (grid.tiles_x == grid_.tiles_x && grid.tiles_y == grid_.tiles_y &&
-      grid.tile_width == grid_.tile_width && grid.tile_height == grid_.tile_height &&
-      bins == bins_ && !tones_.empty())
-    return false;
+  if (grid == grid_ && bins == bins_ && !tones_.empty()) return false;
   grid_ = grid;
   bins_ = bins;
   tones_.assign(std::size_t(grid.tiles()), ToneMap(bins));

@@ -90,13 +90,6 @@ struct TileFrame {
   }
 };
 
-DevicePlane plane_of(const TileFrame &frame) {
-  DevicePlane plane;
-  plane.data = const_cast<std::uint8_t *>(frame.data);
-  plane.pitch = frame.pitch;
-  return plane;
-}
-
 // Visits the `rows` x `columns` items of a rectangle, a block's threads side by side along its
 // rows, as visit(row, column); no division per item.
 template <class Visit>
@@ -485,12 +478,13 @@ constexpr int kMapPixels = 8192;
 
 // What the map needs besides the pixels: the blend's factors, and where each cell starts along
 // each side (first_blended_from of the cell's first tile, computed once on the host; cell k
-// spans [x[k], x[k + 1]) and [y[k], y[k + 1])), and how many segments and strips of rows the
-// grid has room for in each cell.
+// spans [x[k], x[k + 1]) and [y[k], y[k + 1])), how many segments and strips of rows the grid
+// has room for in each cell, and the fewest rows a strip takes.
 struct TileBlendArgs {
   float inverse_width, inverse_height;
   std::uint32_t top;
   int segments, strips;
+  int min_strip_rows;
   int x[kMaxTiles + 2];
   int y[kMaxTiles + 2];
 };
@@ -510,7 +504,7 @@ __global__ void __launch_bounds__(kThreads)
   const int x_begin = args.x[cell_x] + int(blockIdx.x) % args.segments * kMapSegment;
   const int x_end = min(args.x[cell_x + 1], x_begin + kMapSegment);
   if (x_begin >= x_end) return;
-  const int strip_rows = max(1, kMapPixels / (x_end - x_begin));
+  const int strip_rows = max(args.min_strip_rows, kMapPixels / (x_end - x_begin));
   const int y_begin = args.y[cell_y] + int(blockIdx.y) % args.strips * strip_rows;
   const int y_end = min(args.y[cell_y + 1], y_begin + strip_rows);
   if (y_begin >= y_end) return;
@@ -578,9 +572,9 @@ __global__ void __launch_bounds__(kThreads)
                                 level_float<0, 2>(four.y), level_float<2, 2>(four.y), x_weight,
                                 x_weight1, y_weight, y_weight1, args.top);
     } else {
-      return blend_level_values(float(__ldg(&l11[v])), float(__ldg(&l12[v])), float(__ldg(&l21[v])),
-                                float(__ldg(&l22[v])), x_weight, x_weight1, y_weight, y_weight1,
-                                args.top);
+      return blend_level_values(float(__ldcg(&l11[v])), float(__ldcg(&l12[v])),
+                                float(__ldcg(&l21[v])), float(__ldcg(&l22[v])), x_weight, x_weight1,
+                                y_weight, y_weight1, args.top);
     }
   };
   if constexpr (kChunks) {
@@ -621,16 +615,57 @@ int ceil_div(long long a, long long b) {
   return int((a + b - 1) / b);
 }
 
-template <class Luma>
-cudaError_t launch_with(const TileFrame &frame, const DevicePlane &out, Luma luma,
-                        OutputRange range, const DeviceTone &tone, const ClaheScratch &scratch,
-                        int sm_count, cudaStream_t stream) {
+// The map's grid for `frame` (its cells' bounds, segments and strips); false where it would
+// need more than CUDA's 65535 blocks down even with strips of kMapPixels rows.
+bool map_shape(const TileFrame &frame, TileBlendArgs *args, dim3 *blocks) {
   const ClaheGrid &grid = frame.grid;
-  const bool shared = frame.bins <= kMaxSharedLevels;
-  unsigned long long *report = tone.params.keep_history ? tone.d_report : nullptr;
-  if (report)
-    HISTEQ_CUDA_TRY(cudaMemsetAsync(report, 0, report_words(frame.bins) * sizeof(*report), stream));
+  args->inverse_width = 1.0f / float(grid.tile_width);
+  args->inverse_height = 1.0f / float(grid.tile_height);
+  args->top = std::uint32_t(frame.bins - 1);
+  int widest = 1, tallest = 1;
+  for (int k = 0; k <= grid.tiles_x + 1; ++k) {
+    args->x[k] = first_blended_from(k - 1, args->inverse_width, frame.width);
+    if (k) widest = std::max(widest, args->x[k] - args->x[k - 1]);
+  }
+  for (int k = 0; k <= grid.tiles_y + 1; ++k) {
+    args->y[k] = first_blended_from(k - 1, args->inverse_height, frame.height);
+    if (k) tallest = std::max(tallest, args->y[k] - args->y[k - 1]);
+  }
+  // Strips of at least min_strip_rows rows keep the grid within its limit down; the most strips
+  // a cell needs are those of its widest segments, the fewest rows each.
+  const int most_strips = 65535 / (grid.tiles_y + 1);
+  args->min_strip_rows = ceil_div(tallest, most_strips);
+  args->segments = ceil_div(widest, kMapSegment);
+  args->strips =
+      ceil_div(tallest, std::max(args->min_strip_rows, kMapPixels / std::min(widest, kMapSegment)));
+  *blocks = dim3(unsigned((grid.tiles_x + 1) * args->segments),
+                 unsigned((grid.tiles_y + 1) * args->strips));
+  return args->strips <= most_strips;
+}
 
+template <class Luma>
+cudaError_t launch_with(const TileFrame &frame, const DevicePlane &plane, const DevicePlane &out,
+                        Luma luma, OutputRange range, const DeviceTone &tone,
+                        const ClaheScratch &scratch, int sm_count, cudaStream_t stream) {
+  const ClaheGrid &grid = frame.grid;
+  TileBlendArgs args;
+  dim3 map_blocks;
+  if (!map_shape(frame, &args, &map_blocks)) return cudaErrorInvalidValue;
+  const bool shared = frame.bins <= kMaxSharedLevels;
+  const CellLuts cell = cell_luts_for(frame.bins);
+  // The map starts early only where its code waits for the count (compiled for 9.0 and up).
+  cudaFuncAttributes map_code{};
+  switch (cell) {
+    case CellLuts::kBytes:
+      HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_tiles<Luma, CellLuts::kBytes>));
+      break;
+    case CellLuts::kHalves:
+      HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_tiles<Luma, CellLuts::kHalves>));
+      break;
+    case CellLuts::kDevice:
+      HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_tiles<Luma, CellLuts::kDevice>));
+      break;
+  }
   // The count's blocks in one wave: a partial second wave would leave most SMs idle at its end.
   int resident = 0;
   const std::size_t count_bytes =
@@ -645,10 +680,14 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &out, Luma lum
   const int bands_wanted = std::max(1, std::max(1, resident) * sm_count / grid.tiles());
   const int band_rows = ceil_div(grid.tile_height, std::min(bands_wanted, grid.tile_height));
   const int bands = ceil_div(grid.tile_height, band_rows);
+
+  unsigned long long *report = tone.params.keep_history ? tone.d_report : nullptr;
+  if (report)
+    HISTEQ_CUDA_TRY(cudaMemsetAsync(report, 0, report_words(frame.bins) * sizeof(*report), stream));
   const TileTone tile_tone{
       tone.params,        range,      frame.bins, grid.tile_area(), tone.d_history_in,
       tone.d_history_out, tone.reset, report};
-  const bool chunked = rows_in_chunks(plane_of(frame));
+  const bool chunked = rows_in_chunks(plane);
   HISTEQ_CUDA_BEFORE_LAUNCH();
   if (shared) {
     count_tiles<Luma, true><<<grid.tiles() * bands, kThreads, count_bytes, stream>>>(
@@ -659,58 +698,33 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &out, Luma lum
   }
   HISTEQ_CUDA_TRY_LAUNCH();
 
-  TileBlendArgs args;
-  args.inverse_width = 1.0f / float(grid.tile_width);
-  args.inverse_height = 1.0f / float(grid.tile_height);
-  args.top = std::uint32_t(frame.bins - 1);
-  int widest = 1, tallest = 1;
-  for (int k = 0; k <= grid.tiles_x + 1; ++k) {
-    args.x[k] = first_blended_from(k - 1, args.inverse_width, frame.width);
-    if (k) widest = std::max(widest, args.x[k] - args.x[k - 1]);
-  }
-  for (int k = 0; k <= grid.tiles_y + 1; ++k) {
-    args.y[k] = first_blended_from(k - 1, args.inverse_height, frame.height);
-    if (k) tallest = std::max(tallest, args.y[k] - args.y[k - 1]);
-  }
-  // The most strips a cell needs: those of its widest segments, the fewest rows each.
-  args.segments = ceil_div(widest, kMapSegment);
-  args.strips = ceil_div(tallest, std::max(1, kMapPixels / std::min(widest, kMapSegment)));
-  const dim3 map_grid(unsigned((grid.tiles_x + 1) * args.segments),
-                      unsigned((grid.tiles_y + 1) * args.strips));
-  const bool map_chunked = chunked && rows_in_chunks(out);
   cudaLaunchConfig_t config{};
-  config.gridDim = map_grid;
+  config.gridDim = map_blocks;
   config.blockDim = dim3(kThreads);
   config.stream = stream;
   cudaLaunchAttribute early{};
   early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   early.val.programmaticStreamSerializationAllowed = 1;
-  int device = 0, major = 0;
-  HISTEQ_CUDA_TRY(cudaGetDevice(&device));
-  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-  if (major >= 9) {
+  if (map_code.ptxVersion >= 90) {
     config.attrs = &early;
     config.numAttrs = 1;
   }
+  const bool map_chunked = chunked && rows_in_chunks(out);
   const auto launch_map = [&](auto kernel, std::size_t shared_bytes) {
     config.dynamicSmemBytes = shared_bytes;
     return cudaLaunchKernelEx(&config, kernel, frame, out.data, out.pitch, luma,
                               static_cast<const std::uint16_t *>(scratch.d_luts), args,
                               map_chunked);
   };
-  switch (cell_luts_for(frame.bins)) {
+  switch (cell) {
     case CellLuts::kBytes:
-      HISTEQ_CUDA_TRY(launch_map(map_tiles<Luma, CellLuts::kBytes>, frame.bins * sizeof(unsigned)));
-      break;
+      return launch_map(map_tiles<Luma, CellLuts::kBytes>, frame.bins * sizeof(unsigned));
     case CellLuts::kHalves:
-      HISTEQ_CUDA_TRY(launch_map(map_tiles<Luma, CellLuts::kHalves>, frame.bins * sizeof(uint2)));
-      break;
+      return launch_map(map_tiles<Luma, CellLuts::kHalves>, frame.bins * sizeof(uint2));
     case CellLuts::kDevice:
-      HISTEQ_CUDA_TRY(launch_map(map_tiles<Luma, CellLuts::kDevice>, 0));
-      break;
+      return launch_map(map_tiles<Luma, CellLuts::kDevice>, 0);
   }
-  HISTEQ_CUDA_TRY_LAUNCH();
-  return cudaSuccess;
+  return cudaErrorInvalidValue;
 }
 
 }  // namespace
@@ -733,8 +747,11 @@ cudaError_t launch_clahe(const DevicePlane &plane, const DevicePlane &out, Outpu
                          const DeviceTone &tone, const ClaheScratch &scratch, int sm_count,
                          cudaStream_t stream) {
   const Params &params = tone.params;
-  if (params.tiles_x < 1 || params.tiles_y < 1 || params.tiles_x > kMaxTiles ||
-      params.tiles_y > kMaxTiles || clahe_tile_bins(plane, params) > scratch.tile_bins)
+  // The tone's threads each take whole levels within one scene band: 2^8, 2^10, 2^12 or 2^16.
+  const int bins = plane.layout.levels();
+  if ((bins != 256 && bins != 1024 && bins != 4096 && bins != 65536) || params.tiles_x < 1 ||
+      params.tiles_y < 1 || params.tiles_x > kMaxTiles || params.tiles_y > kMaxTiles ||
+      clahe_tile_bins(plane, params) > scratch.tile_bins)
     return cudaErrorInvalidValue;
   const PixelLayout &layout = plane.layout;
   TileFrame frame{
@@ -751,15 +768,15 @@ cudaError_t launch_clahe(const DevicePlane &plane, const DevicePlane &out, Outpu
   switch (layout.packing) {
     case Packing::kLuma:
       if (layout.deep())
-        return launch_with(frame, out, WordLuma{layout.sample}, range, tone, scratch, sm_count,
-                           stream);
-      return launch_with(frame, out, ByteLuma{}, range, tone, scratch, sm_count, stream);
+        return launch_with(frame, plane, out, WordLuma{layout.sample}, range, tone, scratch,
+                           sm_count, stream);
+      return launch_with(frame, plane, out, ByteLuma{}, range, tone, scratch, sm_count, stream);
     case Packing::kPackedYuv:
-      return launch_with(frame, out, PackedYuvLuma{layout.luma}, range, tone, scratch, sm_count,
-                         stream);
+      return launch_with(frame, plane, out, PackedYuvLuma{layout.luma}, range, tone, scratch,
+                         sm_count, stream);
     case Packing::kRgb:
       return launch_with(
-          frame, out,
+          frame, plane, out,
           RgbLuma{layout.pixel_bytes, layout.red, layout.green, layout.blue, layout.matrix}, range,
           tone, scratch, sm_count, stream);
   }

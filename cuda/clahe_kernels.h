@@ -50,7 +50,7 @@ ClaheScratch clahe_scratch_at(void *d_memory, std::size_t tile_bins);
 // How many tiles x bins a frame of `plane`'s layout needs with tone.params' grid.
 std::size_t clahe_tile_bins(const DevicePlane &plane, const Params &params);
 
-// Enqueues the three kernels for `plane` (a layout valid_layout() takes) into `out` (the same
+// Enqueues the two kernels for `plane` (a layout valid_layout() takes) into `out` (the same
 // size and pixel bytes; may be `plane`) with the grid of tone.params on `stream`. The scratch
 // holds clahe_tile_bins(plane, tone.params) (cudaErrorInvalidValue otherwise).
 cudaError_t launch_clahe(const DevicePlane &plane, const DevicePlane &out, OutputRange range,

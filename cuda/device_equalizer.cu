@@ -17,7 +17,7 @@ DeviceEqualizer::~DeviceEqualizer() {
   if (lut_texture_) cudaDestroyTextureObject(lut_texture_);
   if (owns_scratch_) cudaFree(d_histograms_[0]);
   cudaFree(deep_.d_histogram);
-  cudaFree(clahe_.d_counts);
+  cudaFree(clahe_.d_tickets);
 }
 
 cudaError_t DeviceEqualizer::init() {
@@ -155,7 +155,7 @@ cudaError_t DeviceEqualizer::reserve_clahe(std::size_t tile_bins, cudaStream_t s
   if (tile_bins <= clahe_.tile_bins) return cudaSuccess;
   // This equalizer's frame before may still be using the old scratch on `stream`.
   HISTEQ_CUDA_TRY(cudaStreamSynchronize(stream));
-  HISTEQ_CUDA_TRY(cudaFree(clahe_.d_counts));
+  HISTEQ_CUDA_TRY(cudaFree(clahe_.d_tickets));
   clahe_ = ClaheScratch{};
   void *memory = nullptr;
   HISTEQ_CUDA_TRY(cudaMalloc(&memory, ClaheScratch::bytes(tile_bins)));

@@ -57,9 +57,9 @@ class DeviceEqualizer {
   // Enqueues histogram -> scan + LUT -> map on `stream`, with the LUT `tone` asks for (the
   // classic one by default). Packed YUV and packed RGB take the single kernel whatever `config`
   // says, deep luma the deep kernels (deep_kernels.h: their device bins and LUT are allocated
-  // with the first such frame), and in CLAHE mode (tone.params.mode) every layout the CLAHE
-  // kernels (clahe_kernels.h: their scratch grows with the grid, at most kMaxClaheTileBins
-  // tiles x bins); a layout the kernels do not walk (valid_layout) is
+  // with the first such frame), and in CLAHE mode (tone.params.mode) every layout takes the
+  // CLAHE kernels (clahe_kernels.h: their scratch grows with the grid, at most
+  // kMaxClaheTileBins tiles x bins); a layout the kernels do not walk (valid_layout) is
   // cudaErrorInvalidValue. The scan variants are the classic mapping's: with options, the
   // separate kernels build the LUT with block_tone.cuh's scan. With options, and for deep luma,
   // a frame has fewer than 2^32 pixels (cudaErrorInvalidValue otherwise).

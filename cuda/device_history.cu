@@ -22,7 +22,7 @@ cudaError_t DeviceHistory::init() {
 
 cudaError_t DeviceHistory::attach(cudaStream_t stream, const HistoryShape &shape,
                                   DeviceTone *tone) {
-  if (!d_buffers_) return cudaErrorInitializationError;
+  if (!written_) return cudaErrorInitializationError;
   tone->d_history_in = nullptr;
   tone->d_history_out = nullptr;
   if (!tone->params.keep_history) {
@@ -35,14 +35,14 @@ cudaError_t DeviceHistory::attach(cudaStream_t stream, const HistoryShape &shape
     return cudaErrorInvalidValue;
   if (bins > capacity_) {
     // Every frame that kept the history waited for the one before it: after the last, none
-    // reads or writes the buffers.
+    // reads or writes the buffers. The old ones stay until the new ones are there.
     if (recorded_) HISTEQ_CUDA_TRY(cudaEventSynchronize(written_));
     valid_ = recorded_ = false;
-    HISTEQ_CUDA_TRY(cudaFree(d_buffers_));
-    d_buffers_ = nullptr;
-    capacity_ = 0;
+    unsigned long long *grown = nullptr;
     HISTEQ_CUDA_TRY(
-        cudaMalloc(reinterpret_cast<void **>(&d_buffers_), 2 * bins * sizeof(*d_buffers_)));
+        cudaMalloc(reinterpret_cast<void **>(&grown), 2 * bins * sizeof(*d_buffers_)));
+    cudaFree(d_buffers_);
+    d_buffers_ = grown;
     capacity_ = bins;
   }
   if (recorded_) HISTEQ_CUDA_TRY(cudaStreamWaitEvent(stream, written_, 0));

@@ -38,9 +38,7 @@ struct HistoryShape {
   std::size_t bins() const { return std::size_t(grid.tiles()) * std::size_t(sample.levels()); }
   bool operator==(const HistoryShape &other) const {
     return sample.bits == other.sample.bits && sample.shift == other.sample.shift &&
-           mode == other.mode && grid.tiles_x == other.grid.tiles_x &&
-           grid.tiles_y == other.grid.tiles_y && grid.tile_width == other.grid.tile_width &&
-           grid.tile_height == other.grid.tile_height;
+           mode == other.mode && grid == other.grid;
   }
 };
 

@@ -399,18 +399,20 @@ INSTANTIATE_TEST_SUITE_P(Layouts, ClaheEngine,
 
 // Out of place (DeviceEqualizer): `out` gets every pixel whole, its chroma, alpha and padding
 // bytes from the input pixel; the input is left as it was; nothing outside `out`'s pixels is
-// written.
+// written. The input's rows are 16-byte aligned (counted in chunks), the output's are not (mapped
+// pixel by pixel).
 TEST(ClaheDevice, OutOfPlaceWritesWholePixels) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const histeq::Params params = histeq::to_params(clahe_settings(5, 4, true));
   for (const LayoutCase &c : layouts()) {
     SCOPED_TRACE(c.name);
     const int width = 203, height = 97;
-    const std::size_t pitch = pitch_for(c.layout, width, true);
+    const std::size_t pitch = pitch_for(c.layout, width, false);
     const auto clip = make_clip(c.layout, width, height, pitch, 1, 1);
     const auto expected = cpu_clip(clip, false, {params});
     GuardedDevicePlane in(int(c.layout.row_bytes(width)), height, pitch);
-    GuardedDevicePlane out(int(c.layout.row_bytes(width)), height, pitch);
+    GuardedDevicePlane out(int(c.layout.row_bytes(width)), height,
+                           pitch_for(c.layout, width, true));
     ASSERT_CUDA(in.upload(visible_bytes(clip[0])));
     std::vector<std::uint8_t> zeros(c.layout.row_bytes(width) * std::size_t(height), 0);
     ASSERT_CUDA(out.upload(zeros));
@@ -463,6 +465,26 @@ TEST(ClaheHistory, NewGridsAndModesRestartTheHistory) {
     }
     EngineOutput out;
     ASSERT_NO_FATAL_FAILURE(run_engine(clip, 2, false, params, &out));
+    expect_equal_to_the_core(out, expected, params);
+  }
+}
+
+// Finer grids on one slot (an engine of depth 1): its scratch and the history's buffers grow to
+// the new tiles x bins, and each frame still equals the core's.
+TEST(ClaheHistory, FinerGridsOnOneSlotGrowItsScratch) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  const std::vector<histeq::Params> params = {histeq::to_params(clahe_settings(2, 2, true)),
+                                              histeq::to_params(clahe_settings(2, 2, true)),
+                                              histeq::to_params(clahe_settings(8, 8, true)),
+                                              histeq::to_params(clahe_settings(8, 8, true)),
+                                              histeq::to_params(clahe_settings(16, 16, true)),
+                                              histeq::to_params(clahe_settings(16, 16, true))};
+  for (const LayoutCase &c : {layouts()[0], layouts()[3]}) {
+    SCOPED_TRACE(c.name);
+    const auto clip = make_clip(c.layout, 320, 180, pitch_for(c.layout, 320, false), 6, 100);
+    const auto expected = cpu_clip(clip, false, params);
+    EngineOutput out;
+    ASSERT_NO_FATAL_FAILURE(run_engine(clip, 1, false, params, &out));
     expect_equal_to_the_core(out, expected, params);
   }
 }
