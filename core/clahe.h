@@ -64,8 +64,8 @@ struct ClaheGrid {
 
   HISTEQ_HOST_DEVICE int tiles() const { return tiles_x * tiles_y; }
   HISTEQ_HOST_DEVICE bool operator==(const ClaheGrid &other) const {
-    return tiles_x == other.tiles_x && tiles_y == other.tiles_y &&
-           tile_width == other.tile_width && tile_height == other.tile_height;
+    return tiles_x == other.tiles_x && tiles_y == other.tiles_y && tile_width == other.tile_width &&
+           tile_height == other.tile_height;
   }
   HISTEQ_HOST_DEVICE std::uint64_t tile_area() const {
     return std::uint64_t(tile_width) * std::uint64_t(tile_height);

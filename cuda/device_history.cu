@@ -39,8 +39,7 @@ cudaError_t DeviceHistory::attach(cudaStream_t stream, const HistoryShape &shape
     if (recorded_) HISTEQ_CUDA_TRY(cudaEventSynchronize(written_));
     valid_ = recorded_ = false;
     unsigned long long *grown = nullptr;
-    HISTEQ_CUDA_TRY(
-        cudaMalloc(reinterpret_cast<void **>(&grown), 2 * bins * sizeof(*d_buffers_)));
+    HISTEQ_CUDA_TRY(cudaMalloc(reinterpret_cast<void **>(&grown), 2 * bins * sizeof(*d_buffers_)));
     cudaFree(d_buffers_);
     d_buffers_ = grown;
     capacity_ = bins;

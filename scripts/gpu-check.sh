@@ -31,7 +31,7 @@ for step in "${steps[@]}"; do
       read -ra tools <<<"${SANITIZERS:-memcheck racecheck synccheck initcheck}"
       declare -A shards=([memcheck]=3 [racecheck]=6 [synccheck]=2 [initcheck]=12)
       declare -a pids=()
-      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:Layouts/PackedReports.*:PackedEngineConfig.*:Formats/DeepEngine.*small:Formats/DeepOutOfPlace.*:DeepSamples.*:Layouts/ClaheEngine.Small*:ClaheDevice.*:ClaheHistory.*'
+      filter='Small/*:Fusions/*small*:Sizes/ZeroCopy.*small:*EngineDepth*:*EngineOutOfPlace*:FrameEngine.*:DeviceEqualizer.*:Options/EveryOption.*small:*EngineHistory*:EngineDeviceHistory.*:*EngineMixedHistory*:Layouts/PackedEngine.*small:Layouts/PackedReports.*:PackedEngineConfig.*:Formats/DeepEngine.*small:Formats/DeepOutOfPlace.*:DeepSamples.*:ClaheDevice.*:ClaheHistory.*:Layouts/ClaheEngine.Small*GRAY8*'
       # racecheck looks at shared memory inside one kernel, so the kernels of every variant and
       # every pixel layout (with and without options, in chunks and pixel by pixel) on small
       # frames are all it needs; the engine's large frames would take it many minutes.
