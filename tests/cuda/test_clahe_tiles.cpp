@@ -19,15 +19,12 @@
 #include "cpu_equalizer.h"
 #include "device_equalizer.h"
 #include "device_history.h"
+#include "engine_frames.h"
 #include "frame_engine.h"
 #include "gpu_test_support.h"
 #include "params.h"
 
-using histeq::OutputRange;
-using histeq::SampleLayout;
 using histeq::cuda::DevicePlane;
-using histeq::cuda::FrameEngine;
-using histeq::cuda::FrameReport;
 using histeq::cuda::Packing;
 using histeq::cuda::PixelLayout;
 
@@ -74,37 +71,17 @@ histeq::Settings clahe_settings(int tiles_x, int tiles_y, bool every_option) {
   return s;
 }
 
-// A frame of `layout` pixels, rows `pitch` bytes apart, kept in 16-bit words so that rows of
-// words are aligned for them.
-struct Frame {
-  PixelLayout layout;
-  int width = 0, height = 0;
-  std::size_t pitch = 0;
-  std::vector<std::uint16_t> storage;
-
-  std::uint8_t *bytes() { return reinterpret_cast<std::uint8_t *>(storage.data()); }
-  const std::uint8_t *bytes() const {
-    return reinterpret_cast<const std::uint8_t *>(storage.data());
-  }
-  std::uint8_t *pixel(int x, int y) {
-    return bytes() + std::size_t(y) * pitch + std::size_t(x) * std::size_t(layout.pixel_bytes);
-  }
-  std::size_t row_bytes() const { return layout.row_bytes(width); }
-};
-
 std::size_t pitch_for(const PixelLayout &layout, int width, bool unaligned) {
   const std::size_t row = layout.row_bytes(width);
   return unaligned ? row + (layout.pixel_bytes == 2 ? 2 : 3) : (row / 16 + 1) * 16;
 }
 
-// Frame `i` of a clip: regions of different brightness (so tiles differ), a gradient and noise
+// PixelFrame `i` of a clip: regions of different brightness (so tiles differ), a gradient and noise
 // over the whole depth, a bright square moving across, black pixels scattered (RGB's rule for
 // luma 0), tinted RGB, and from frame `cut` on a darker scene (a cut). Padding bytes are random.
-Frame make_frame(const PixelLayout &layout, int width, int height, std::size_t pitch, int i,
-                 int cut, std::mt19937 &rng) {
-  Frame frame{layout, width, height, pitch, {}};
-  frame.storage.resize((pitch * std::size_t(height) + 1) / 2);
-  for (auto &word : frame.storage) word = std::uint16_t(rng());
+PixelFrame make_frame(const PixelLayout &layout, int width, int height, std::size_t pitch, int i,
+                      int cut, std::mt19937 &rng) {
+  PixelFrame frame = random_frame(layout, width, height, pitch, rng);
   const int levels = layout.levels();
   const int square = std::max(1, std::min(width, height) / 4);
   const int square_x = (i * std::max(1, width / 8)) % std::max(1, width);
@@ -142,182 +119,14 @@ Frame make_frame(const PixelLayout &layout, int width, int height, std::size_t p
   return frame;
 }
 
-std::vector<Frame> make_clip(const PixelLayout &layout, int width, int height, std::size_t pitch,
-                             int frames, int cut) {
+std::vector<PixelFrame> make_clip(const PixelLayout &layout, int width, int height,
+                                  std::size_t pitch, int frames, int cut) {
   std::mt19937 rng(unsigned(width * 131 + height * 7 + layout.pixel_bytes * 3 + layout.sample.bits +
                             layout.luma));
-  std::vector<Frame> clip;
+  std::vector<PixelFrame> clip;
   for (int i = 0; i < frames; ++i)
     clip.push_back(make_frame(layout, width, height, pitch, i, cut, rng));
   return clip;
-}
-
-OutputRange output_range(const PixelLayout &layout, bool limited) {
-  const int bits = layout.sample.bits;
-  return limited ? histeq::limited_range(bits) : histeq::full_range(bits);
-}
-
-struct CpuFrame {
-  Frame frame;
-  std::vector<std::uint64_t> histogram;
-  bool restarted;
-};
-
-// The CPU core over `clip`, each frame equalized in a copy with params[i % params.size()]; the
-// first frame restarts the history.
-std::vector<CpuFrame> cpu_clip(const std::vector<Frame> &clip, bool limited,
-                               const std::vector<histeq::Params> &params) {
-  const PixelLayout &layout = clip.front().layout;
-  const OutputRange range = output_range(layout, limited);
-  histeq::CpuEqualizer bytes(0);
-  histeq::DeepCpuEqualizer words(0, layout.sample);
-  std::vector<CpuFrame> out;
-  for (std::size_t i = 0; i < clip.size(); ++i) {
-    Frame frame = clip[i];
-    const histeq::Params &p = params[i % params.size()];
-    const auto stride = std::ptrdiff_t(frame.pitch);
-    const bool reset = i == 0;
-    if (layout.deep()) {
-      words.equalize(histeq::LumaPlane16{frame.storage.data(), frame.width, frame.height, stride},
-                     range, p, reset);
-      out.push_back({std::move(frame), words.histogram(), words.restarted()});
-      continue;
-    }
-    switch (layout.packing) {
-      case Packing::kLuma:
-        bytes.equalize(histeq::LumaPlane8{frame.bytes(), frame.width, frame.height, stride}, range,
-                       p, reset);
-        break;
-      case Packing::kPackedYuv:
-        bytes.equalize(
-            histeq::PackedYuvView{frame.bytes(), frame.width, frame.height, stride, layout.luma},
-            range, p, reset);
-        break;
-      case Packing::kRgb:
-        bytes.equalize(
-            histeq::RgbView{frame.bytes(), frame.width, frame.height, stride, layout.pixel_bytes,
-                            layout.red, layout.green, layout.blue, layout.matrix},
-            range, p, reset);
-        break;
-    }
-    const histeq::LumaHistogram8 &histogram = bytes.histogram();
-    out.push_back({std::move(frame), {histogram.begin(), histogram.end()}, bytes.restarted()});
-  }
-  return out;
-}
-
-std::vector<std::uint8_t> visible_bytes(const Frame &frame) {
-  std::vector<std::uint8_t> packed;
-  for (int y = 0; y < frame.height; ++y) {
-    const std::uint8_t *row = frame.bytes() + std::size_t(y) * frame.pitch;
-    packed.insert(packed.end(), row, row + frame.row_bytes());
-  }
-  return packed;
-}
-
-void set_visible_bytes(Frame &frame, const std::vector<std::uint8_t> &packed) {
-  for (int y = 0; y < frame.height; ++y)
-    std::copy_n(packed.begin() + std::ptrdiff_t(std::size_t(y) * frame.row_bytes()),
-                frame.row_bytes(), frame.bytes() + std::size_t(y) * frame.pitch);
-}
-
-struct EngineOutput {
-  std::vector<Frame> frames;
-  std::vector<FrameReport> reports;
-};
-
-// `clip` through one engine of `depth` slots, even frames from pageable host memory and odd ones
-// from device memory (their guard bands and padding checked), in place, frame i with
-// params[i % params.size()]; the first frame restarts the history.
-void run_engine(const std::vector<Frame> &clip, int depth, bool limited,
-                const std::vector<histeq::Params> &params, EngineOutput *out) {
-  out->frames = clip;
-  out->reports.assign(clip.size(), {});
-  std::vector<std::unique_ptr<GuardedDevicePlane>> device(clip.size());
-  FrameEngine engine;
-  ASSERT_CUDA(engine.init(depth, {}));
-  const auto take_oldest = [&] {
-    std::uint64_t tag = 0;
-    FrameReport report;
-    ASSERT_CUDA(engine.wait(&tag, &report));
-    ASSERT_LT(tag, clip.size());
-    out->reports[tag] = std::move(report);
-  };
-  for (std::size_t i = 0; i < clip.size(); ++i) {
-    if (engine.full()) {
-      ASSERT_NO_FATAL_FAILURE(take_oldest());
-    }
-    Frame &frame = out->frames[i];
-    const OutputRange range = output_range(frame.layout, limited);
-    const histeq::Params &p = params[i % params.size()];
-    if (i % 2 == 0) {
-      histeq::cuda::HostFrame host;
-      host.src = host.dst = frame.bytes();
-      host.src_pitch = host.dst_pitch = frame.pitch;
-      host.width = frame.width;
-      host.height = frame.height;
-      host.layout = frame.layout;
-      host.range = range;
-      host.params = p;
-      host.reset = i == 0;
-      host.tag = i;
-      ASSERT_CUDA(engine.submit(host));
-    } else {
-      device[i] =
-          std::make_unique<GuardedDevicePlane>(int(frame.row_bytes()), frame.height, frame.pitch);
-      ASSERT_CUDA(device[i]->upload(visible_bytes(frame)));
-      histeq::cuda::DeviceFrame on_device;
-      on_device.plane = device[i]->plane();
-      on_device.plane.width = frame.width;
-      on_device.plane.layout = frame.layout;
-      on_device.range = range;
-      on_device.params = p;
-      on_device.tag = i;
-      ASSERT_CUDA(engine.submit(on_device));
-    }
-  }
-  while (engine.in_flight()) ASSERT_NO_FATAL_FAILURE(take_oldest());
-  for (std::size_t i = 1; i < clip.size(); i += 2) {
-    std::vector<std::uint8_t> packed;
-    bool guards_intact = false;
-    ASSERT_CUDA(device[i]->download(packed, guards_intact));
-    EXPECT_TRUE(guards_intact) << "frame " << i << ": padding or guard bands written";
-    set_visible_bytes(out->frames[i], packed);
-  }
-}
-
-// Where two frames differ, padding included: how many bytes, and the first one.
-std::string difference(const Frame &got, const Frame &expected) {
-  const std::size_t size = got.pitch * std::size_t(got.height);
-  std::size_t count = 0, first = 0;
-  for (std::size_t at = 0; at < size; ++at) {
-    if (got.bytes()[at] == expected.bytes()[at]) continue;
-    if (!count++) first = at;
-  }
-  if (!count) return "identical";
-  return std::to_string(count) + " bytes differ, the first at row " +
-         std::to_string(first / got.pitch) + " byte " + std::to_string(first % got.pitch) + ": " +
-         std::to_string(got.bytes()[first]) + " instead of " +
-         std::to_string(expected.bytes()[first]);
-}
-
-void expect_equal_to_the_core(const EngineOutput &out, const std::vector<CpuFrame> &expected,
-                              const std::vector<histeq::Params> &params) {
-  ASSERT_EQ(out.frames.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    const Frame &got = out.frames[i];
-    const std::size_t bytes = got.pitch * std::size_t(got.height);
-    EXPECT_EQ(std::memcmp(got.bytes(), expected[i].frame.bytes(), bytes), 0)
-        << "frame " << i << (i % 2 ? " (device)" : " (host)") << ": "
-        << difference(got, expected[i].frame);
-    const FrameReport &report = out.reports[i];
-    if (!params[i % params.size()].keep_history) {
-      EXPECT_TRUE(report.histogram.empty()) << "frame " << i;
-      continue;
-    }
-    EXPECT_EQ(report.restarted, expected[i].restarted) << "frame " << i;
-    EXPECT_TRUE(report.histogram == expected[i].histogram) << "frame " << i << ": histogram";
-  }
 }
 
 struct Case {

@@ -20,13 +20,13 @@
 #include "deep_kernels.h"
 #include "fault_injection.h"
 #include "device_equalizer.h"
+#include "engine_frames.h"
 #include "frame_engine.h"
 #include "gpu_frames.h"
 #include "gpu_test_support.h"
 #include "params.h"
 #include "sample_layout.h"
 
-using histeq::OutputRange;
 using histeq::SampleLayout;
 using histeq::cuda::deep_luma_layout;
 using histeq::cuda::DevicePlane;
@@ -57,50 +57,6 @@ histeq::Settings every_option() {
   s.smoothing = 10;
   s.statistics = true;
   return s;
-}
-
-// A luma frame of bytes or 16-bit words, rows `pitch` bytes apart, kept in 16-bit words so that
-// rows of words are aligned for them. Its row padding is random, so that a write there shows.
-struct LumaFrame {
-  PixelLayout layout;
-  int width = 0;
-  int height = 0;
-  std::size_t pitch = 0;  // even for words, as GStreamer's strides of 16-bit formats are
-  std::vector<std::uint16_t> storage;
-
-  std::uint8_t *bytes() { return reinterpret_cast<std::uint8_t *>(storage.data()); }
-  const std::uint8_t *bytes() const {
-    return reinterpret_cast<const std::uint8_t *>(storage.data());
-  }
-  std::uint16_t *word_row(int y) { return storage.data() + std::size_t(y) * (pitch / 2); }
-  const std::uint16_t *word_row(int y) const {
-    return storage.data() + std::size_t(y) * (pitch / 2);
-  }
-  std::size_t row_bytes() const { return layout.row_bytes(width); }
-};
-
-LumaFrame random_frame(const PixelLayout &layout, int width, int height, std::size_t pitch,
-                       std::mt19937 &rng) {
-  LumaFrame frame{layout, width, height, pitch, {}};
-  frame.storage.resize((pitch * std::size_t(height) + 1) / 2);
-  for (auto &word : frame.storage) word = std::uint16_t(rng());
-  return frame;
-}
-
-// The pixels' bytes, rows packed (what GuardedDevicePlane uploads and downloads).
-std::vector<std::uint8_t> visible_bytes(const LumaFrame &frame) {
-  std::vector<std::uint8_t> packed;
-  for (int y = 0; y < frame.height; ++y) {
-    const std::uint8_t *row = frame.bytes() + std::size_t(y) * frame.pitch;
-    packed.insert(packed.end(), row, row + frame.row_bytes());
-  }
-  return packed;
-}
-
-void set_visible_bytes(LumaFrame &frame, const std::vector<std::uint8_t> &packed) {
-  for (int y = 0; y < frame.height; ++y)
-    std::copy_n(packed.begin() + std::ptrdiff_t(std::size_t(y) * frame.row_bytes()),
-                frame.row_bytes(), frame.bytes() + std::size_t(y) * frame.pitch);
 }
 
 // How a frame's rows lie: packed; padded to the next multiple of 16 bytes past the row (the
@@ -135,9 +91,9 @@ std::string size_name(const Size &size) {
 // every third frame from the second on a little darker (the history follows it, no cut), and
 // from frame `cut` on a second scene over the upper levels, its gradient the other way (a cut).
 // No frame reaches the top level.
-LumaFrame deep_frame(SampleLayout sample, int width, int height, std::size_t pitch, int i, int cut,
-                     std::mt19937 &rng) {
-  LumaFrame frame = random_frame(deep_luma_layout(sample), width, height, pitch, rng);
+PixelFrame deep_frame(SampleLayout sample, int width, int height, std::size_t pitch, int i, int cut,
+                      std::mt19937 &rng) {
+  PixelFrame frame = random_frame(deep_luma_layout(sample), width, height, pitch, rng);
   const int levels = int(sample.levels());
   const int noise = levels / 64;
   const int span = levels * 2 / 5 - noise;
@@ -153,167 +109,30 @@ LumaFrame deep_frame(SampleLayout sample, int width, int height, std::size_t pit
   return frame;
 }
 
-std::vector<LumaFrame> deep_clip(SampleLayout sample, int width, int height, std::size_t pitch,
-                                 int frames, int cut) {
+std::vector<PixelFrame> deep_clip(SampleLayout sample, int width, int height, std::size_t pitch,
+                                  int frames, int cut) {
   std::mt19937 rng(unsigned(width * 131 + height * 7 + sample.bits * 3 + sample.shift));
-  std::vector<LumaFrame> clip;
+  std::vector<PixelFrame> clip;
   for (int i = 0; i < frames; ++i)
     clip.push_back(deep_frame(sample, width, height, pitch, i, cut, rng));
   return clip;
 }
 
 // 8-bit frames of one scene (gpu_frames.h's natural content, its noise new in each frame).
-std::vector<LumaFrame> byte_clip(int width, int height, std::size_t pitch, int frames) {
+std::vector<PixelFrame> byte_clip(int width, int height, std::size_t pitch, int frames) {
   std::mt19937 rng(unsigned(width + height));
-  std::vector<LumaFrame> clip;
+  std::vector<PixelFrame> clip;
   for (int i = 0; i < frames; ++i) {
-    LumaFrame frame = random_frame(PixelLayout{}, width, height, pitch, rng);
+    PixelFrame frame = random_frame(PixelLayout{}, width, height, pitch, rng);
     set_visible_bytes(frame, make_frame(Content::kNatural, width, height, unsigned(i)));
     clip.push_back(std::move(frame));
   }
   return clip;
 }
 
-OutputRange output_range(const PixelLayout &layout, bool limited) {
-  const int bits = layout.sample.bits;
-  return limited ? histeq::limited_range(bits) : histeq::full_range(bits);
-}
-
-struct CpuFrame {
-  LumaFrame frame;
-  std::vector<std::uint64_t> histogram;
-  bool restarted;
-};
-
-// The CPU core over `clip` (frames of one layout), each frame equalized in a copy; the first one
-// restarts the history.
-std::vector<CpuFrame> cpu_clip(const std::vector<LumaFrame> &clip, bool limited,
-                               const histeq::Params &params) {
-  const PixelLayout &layout = clip.front().layout;
-  const OutputRange range = output_range(layout, limited);
-  histeq::CpuEqualizer bytes(0);
-  histeq::DeepCpuEqualizer words(0, layout.sample);
-  std::vector<CpuFrame> out;
-  for (std::size_t i = 0; i < clip.size(); ++i) {
-    LumaFrame frame = clip[i];
-    const auto stride = std::ptrdiff_t(frame.pitch);
-    const bool reset = i == 0;
-    if (layout.deep()) {
-      words.equalize(histeq::LumaPlane16{frame.storage.data(), frame.width, frame.height, stride},
-                     range, params, reset);
-      out.push_back({std::move(frame), words.histogram(), words.restarted()});
-    } else {
-      bytes.equalize(histeq::LumaPlane8{frame.bytes(), frame.width, frame.height, stride}, range,
-                     params, reset);
-      const histeq::LumaHistogram8 &histogram = bytes.histogram();
-      out.push_back({std::move(frame), {histogram.begin(), histogram.end()}, bytes.restarted()});
-    }
-  }
-  return out;
-}
-
-// `guarded`'s plane as `frame`'s pixels (GuardedDevicePlane counts its width in bytes).
-DevicePlane device_plane(const GuardedDevicePlane &guarded, const LumaFrame &frame) {
-  DevicePlane plane = guarded.plane();
-  plane.width = frame.width;
-  plane.layout = frame.layout;
-  return plane;
-}
-
-// What the engine made of a clip: each frame (a device frame's row padding is its input's, its
-// own checked untouched) and its report.
-// `frame` as the engine takes it from host memory, equalized in place.
-histeq::cuda::HostFrame host_frame(LumaFrame &frame, OutputRange range,
-                                   const histeq::Params &params) {
-  histeq::cuda::HostFrame host;
-  host.src = host.dst = frame.bytes();
-  host.src_pitch = host.dst_pitch = frame.pitch;
-  host.width = frame.width;
-  host.height = frame.height;
-  host.layout = frame.layout;
-  host.range = range;
-  host.params = params;
-  return host;
-}
-
-struct EngineOutput {
-  std::vector<LumaFrame> frames;
-  std::vector<FrameReport> reports;
-};
-
-// `clip` through one engine of `depth` slots, even frames from pageable host memory and odd ones
-// from device memory (GuardedDevicePlane), each equalized in place with its layout's range; the
-// first frame restarts the history. The device frames' guard bands and padding must be intact.
-void run_engine(const std::vector<LumaFrame> &clip, int depth, bool limited,
-                const histeq::Params &params, EngineOutput *out) {
-  out->frames = clip;
-  out->reports.assign(clip.size(), {});
-  // Declared before the engine, whose destructor waits for the frames in flight on them.
-  std::vector<std::unique_ptr<GuardedDevicePlane>> device(clip.size());
-  FrameEngine engine;
-  ASSERT_CUDA(engine.init(depth, {}));
-  const auto take_oldest = [&] {
-    std::uint64_t tag = 0;
-    FrameReport report;
-    ASSERT_CUDA(engine.wait(&tag, &report));
-    ASSERT_LT(tag, clip.size());
-    out->reports[tag] = std::move(report);
-  };
-  for (std::size_t i = 0; i < clip.size(); ++i) {
-    if (engine.full()) {
-      ASSERT_NO_FATAL_FAILURE(take_oldest());
-    }
-    LumaFrame &frame = out->frames[i];
-    const OutputRange range = output_range(frame.layout, limited);
-    if (i % 2 == 0) {
-      histeq::cuda::HostFrame host = host_frame(frame, range, params);
-      host.reset = i == 0;
-      host.tag = i;
-      ASSERT_CUDA(engine.submit(host));
-    } else {
-      device[i] =
-          std::make_unique<GuardedDevicePlane>(int(frame.row_bytes()), frame.height, frame.pitch);
-      ASSERT_CUDA(device[i]->upload(visible_bytes(frame)));
-      histeq::cuda::DeviceFrame on_device;
-      on_device.plane = device_plane(*device[i], frame);
-      on_device.range = range;
-      on_device.params = params;
-      on_device.tag = i;
-      ASSERT_CUDA(engine.submit(on_device));
-    }
-  }
-  while (engine.in_flight()) ASSERT_NO_FATAL_FAILURE(take_oldest());
-  for (std::size_t i = 1; i < clip.size(); i += 2) {
-    std::vector<std::uint8_t> packed;
-    bool guards_intact = false;
-    ASSERT_CUDA(device[i]->download(packed, guards_intact));
-    EXPECT_TRUE(guards_intact) << "frame " << i << ": padding or guard bands written";
-    set_visible_bytes(out->frames[i], packed);
-  }
-}
-
-unsigned sample_at(const LumaFrame &frame, std::size_t byte) {
-  return frame.layout.pixel_bytes == 2 ? frame.storage[byte / 2] : frame.bytes()[byte];
-}
-
-// Where two frames differ, padding included: how many samples, and the first one.
-std::string difference(const LumaFrame &got, const LumaFrame &expected) {
-  const auto unit = std::size_t(got.layout.pixel_bytes);
-  std::size_t count = 0, first = 0;
-  for (std::size_t at = 0; at + unit <= got.pitch * std::size_t(got.height); at += unit) {
-    if (std::memcmp(got.bytes() + at, expected.bytes() + at, unit) == 0) continue;
-    if (!count++) first = at;
-  }
-  if (!count) return "identical";
-  return std::to_string(count) + " samples differ, the first at row " +
-         std::to_string(first / got.pitch) + " byte " + std::to_string(first % got.pitch) + ": " +
-         std::to_string(sample_at(got, first)) + " instead of " +
-         std::to_string(sample_at(expected, first));
-}
-
 // Visible words with any of the `shift` bits below the sample set: a frame the kernels wrote in
 // an MSB-aligned format has none (an LSB-aligned one has no such bits).
-std::size_t words_with_low_bits(const LumaFrame &frame) {
+std::size_t words_with_low_bits(const PixelFrame &frame) {
   if (!frame.layout.deep()) return 0;
   const std::uint32_t low = (1u << frame.layout.sample.shift) - 1;
   std::size_t count = 0;
@@ -321,34 +140,6 @@ std::size_t words_with_low_bits(const LumaFrame &frame) {
     count += std::size_t(std::count_if(frame.word_row(y), frame.word_row(y) + frame.width,
                                        [&](std::uint16_t word) { return (word & low) != 0; }));
   return count;
-}
-
-// A frame that keeps the history reports the core's histogram (one bin per level) and restart;
-// one that does not reports nothing.
-void expect_report(const FrameReport &report, const CpuFrame &cpu, const histeq::Params &params,
-                   std::size_t frame) {
-  if (!params.keep_history) {
-    EXPECT_TRUE(report.histogram.empty()) << "frame " << frame;
-    return;
-  }
-  EXPECT_EQ(report.restarted, cpu.restarted) << "frame " << frame;
-  ASSERT_EQ(report.histogram.size(), cpu.histogram.size()) << "frame " << frame;
-  const auto [got, expected] =
-      std::mismatch(report.histogram.begin(), report.histogram.end(), cpu.histogram.begin());
-  EXPECT_TRUE(got == report.histogram.end())
-      << "frame " << frame << ": level " << (got - report.histogram.begin()) << " counted " << *got
-      << " instead of " << *expected;
-}
-
-void expect_frames_equal_the_core(const EngineOutput &out, const std::vector<CpuFrame> &expected,
-                                  const histeq::Params &params) {
-  ASSERT_EQ(out.frames.size(), expected.size());
-  for (std::size_t i = 0; i < expected.size(); ++i) {
-    EXPECT_TRUE(out.frames[i].storage == expected[i].frame.storage)
-        << "frame " << i << (i % 2 ? " (device)" : " (host)") << ": "
-        << difference(out.frames[i], expected[i].frame);
-    expect_report(out.reports[i], expected[i], params, i);
-  }
 }
 
 // (format, every option or the classic mapping, large frames or small ones).
@@ -388,7 +179,7 @@ TEST_P(DeepEngine, HostAndDeviceFramesEqualTheCore) {
       }
       EngineOutput out;
       ASSERT_NO_FATAL_FAILURE(run_engine(clip, 3, limited, params, &out));
-      expect_frames_equal_the_core(out, expected, params);
+      expect_equal_to_the_core(out, expected, params);
       for (std::size_t i = 0; i < out.frames.size(); ++i)
         EXPECT_EQ(words_with_low_bits(out.frames[i]), 0u) << "frame " << i;
     }
@@ -418,7 +209,7 @@ TEST(DeepSamples, MalformedWordsCountAsTheTopLevel) {
     const std::uint16_t malformed[] = {std::uint16_t(top + 1), std::uint16_t(2 * top + 1), 0x8000,
                                        0xFFFF};
     std::size_t planted = 0;  // in each frame: the same words
-    for (LumaFrame &frame : clip) {
+    for (PixelFrame &frame : clip) {
       planted = 0;
       for (int y = 0; y < frame.height; ++y)
         for (int x = (3 * y) % 11; x < frame.width; x += 11, ++planted)
@@ -427,7 +218,7 @@ TEST(DeepSamples, MalformedWordsCountAsTheTopLevel) {
     const auto expected = cpu_clip(clip, false, params);
     EngineOutput out;
     ASSERT_NO_FATAL_FAILURE(run_engine(clip, 2, false, params, &out));
-    expect_frames_equal_the_core(out, expected, params);
+    expect_equal_to_the_core(out, expected, params);
     for (std::size_t i = 0; i < clip.size(); ++i) {
       // The content itself never reaches the top level: its bin holds the malformed words alone.
       ASSERT_EQ(out.reports[i].histogram.size(), std::size_t(top) + 1);
@@ -455,26 +246,26 @@ TEST(DeepSamples, AnIdentityLutLeavesEveryWordAsItIs) {
     std::mt19937 rng(3);
     // One level: every word of the LSB-aligned frame is 0xFFFF (the top level, bits above it
     // set); every P010 word is level 300 with random low bits.
-    LumaFrame flat =
+    PixelFrame flat =
         random_frame(deep_luma_layout(sample), size.width, size.height, pitch_for(size), rng);
     for (int y = 0; y < flat.height; ++y)
       for (int x = 0; x < flat.width; ++x)
         flat.word_row(y)[x] = sample.shift ? std::uint16_t(sample.word_of(300) | (rng() & 0x3f))
                                            : std::uint16_t(0xFFFF);
     // Many levels, malformed bits in every word, equalized at strength 0.
-    LumaFrame varied = deep_clip(sample, size.width, size.height, pitch_for(size), 1, 1)[0];
+    PixelFrame varied = deep_clip(sample, size.width, size.height, pitch_for(size), 1, 1)[0];
     for (int y = 0; y < varied.height; ++y)
       for (int x = 0; x < varied.width; ++x)
         varied.word_row(y)[x] |= sample.shift ? std::uint16_t(rng() & 0x3f) : std::uint16_t(0);
     for (const auto &[frame, settings] :
          {std::pair{flat, histeq::Settings{}}, std::pair{varied, statistics_only}}) {
       const histeq::Params params = histeq::to_params(settings);
-      const std::vector<LumaFrame> clip = {frame, frame};
+      const std::vector<PixelFrame> clip = {frame, frame};
       const auto expected = cpu_clip(clip, false, params);
       EngineOutput out;
       ASSERT_NO_FATAL_FAILURE(run_engine(clip, 1, false, params, &out));
-      expect_frames_equal_the_core(out, expected, params);
-      for (const LumaFrame &got : out.frames)
+      expect_equal_to_the_core(out, expected, params);
+      for (const PixelFrame &got : out.frames)
         EXPECT_TRUE(visible_bytes(got) == visible_bytes(frame)) << "a word was rewritten";
 
       GuardedDevicePlane in(int(frame.row_bytes()), frame.height, frame.pitch);
@@ -506,7 +297,7 @@ TEST(DeepSamples, SixteenBitBinsThatFillUpStillCountEveryWord) {
   const Size size{3840, 2160, Rows::kPacked};
   auto clip = deep_clip(sample, size.width, size.height, pitch_for(size), 2, 2);
   std::size_t crowded = 0;
-  for (LumaFrame &frame : clip) {
+  for (PixelFrame &frame : clip) {
     crowded = 0;
     for (int y = 0; y < frame.height; ++y)
       for (int x = 0; x < frame.width; ++x)
@@ -518,7 +309,7 @@ TEST(DeepSamples, SixteenBitBinsThatFillUpStillCountEveryWord) {
   const auto expected = cpu_clip(clip, false, params);
   EngineOutput out;
   ASSERT_NO_FATAL_FAILURE(run_engine(clip, 2, false, params, &out));
-  expect_frames_equal_the_core(out, expected, params);
+  expect_equal_to_the_core(out, expected, params);
   for (const FrameReport &report : out.reports) {
     ASSERT_EQ(report.histogram.size(), 65536u);
     EXPECT_GE(report.histogram[40000], crowded);
@@ -556,7 +347,7 @@ TEST(DeepSamples, SixteenBitsWithoutWideSharedMemoryGiveTheSameBytes) {
     const cudaError_t status = histeq::cuda::launch_deep(
         device_frame, device_frame, histeq::full_range(16), tone, scratch, sm_count, nullptr);
     EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    LumaFrame got = clip[0];
+    PixelFrame got = clip[0];
     std::vector<std::uint8_t> packed;
     bool intact = false;
     EXPECT_EQ(plane.download(packed, intact), cudaSuccess);
@@ -609,16 +400,16 @@ TEST(DeepSamples, AFailedFrameOfNewSamplesLeavesNoHistoryBehind) {
   ASSERT_CUDA(started);
   const histeq::Params params = histeq::to_params(every_option());
   const Size size{64, 32, Rows::kChunked};
-  LumaFrame p010 = deep_clip({10, 6}, size.width, size.height, pitch_for(size), 1, 1)[0];
-  LumaFrame gray16 = deep_clip({16, 0}, size.width, size.height, pitch_for(size), 1, 1)[0];
-  const auto submit = [&](LumaFrame &frame) {
+  PixelFrame p010 = deep_clip({10, 6}, size.width, size.height, pitch_for(size), 1, 1)[0];
+  PixelFrame gray16 = deep_clip({16, 0}, size.width, size.height, pitch_for(size), 1, 1)[0];
+  const auto submit = [&](PixelFrame &frame) {
     return engine.submit(host_frame(frame, histeq::full_range(frame.layout.sample.bits), params));
   };
   FrameReport report;
   ASSERT_CUDA(submit(p010));
   ASSERT_CUDA(engine.wait(nullptr, &report));
   EXPECT_TRUE(report.restarted);
-  LumaFrame failing = gray16;
+  PixelFrame failing = gray16;
   EXPECT_NE(submit(failing), cudaSuccess);
   ASSERT_CUDA(submit(gray16));
   ASSERT_CUDA(engine.wait(nullptr, &report));
@@ -633,16 +424,16 @@ TEST(DeepSamples, TenBitGradientKeepsMoreThan256Levels) {
   for (const SampleLayout sample : {SampleLayout{10, 0}, SampleLayout{10, 6}}) {
     SCOPED_TRACE("shift " + std::to_string(sample.shift));
     std::mt19937 rng(1);
-    LumaFrame gradient = random_frame(deep_luma_layout(sample), 1024, 64, 2048, rng);
+    PixelFrame gradient = random_frame(deep_luma_layout(sample), 1024, 64, 2048, rng);
     for (int y = 0; y < gradient.height; ++y)
       for (int x = 0; x < gradient.width; ++x)
         gradient.word_row(y)[x] = sample.word_of(std::uint32_t(x));
     // Twice: from host memory, then from device memory.
-    const std::vector<LumaFrame> clip = {gradient, gradient};
-    const auto expected = cpu_clip(clip, false, {});
+    const std::vector<PixelFrame> clip = {gradient, gradient};
+    const auto expected = cpu_clip(clip, false, histeq::Params{});
     EngineOutput out;
-    ASSERT_NO_FATAL_FAILURE(run_engine(clip, 1, false, {}, &out));
-    expect_frames_equal_the_core(out, expected, {});
+    ASSERT_NO_FATAL_FAILURE(run_engine(clip, 1, false, histeq::Params{}, &out));
+    expect_equal_to_the_core(out, expected, histeq::Params{});
     for (std::size_t i = 0; i < clip.size(); ++i) {
       std::set<std::uint32_t> levels;
       for (int y = 0; y < out.frames[i].height; ++y)
@@ -666,7 +457,7 @@ TEST(DeepSamples, OneEngineRestartsTheHistoryAtEachDepth) {
   const PixelLayout layouts[] = {PixelLayout{}, deep_luma_layout({10, 6}),
                                  deep_luma_layout({10, 0}), deep_luma_layout({16, 0}),
                                  PixelLayout{}};
-  std::vector<LumaFrame> clip;
+  std::vector<PixelFrame> clip;
   std::vector<CpuFrame> expected;
   for (const PixelLayout &layout : layouts) {
     const std::size_t pitch = pitch_for(size);
@@ -682,7 +473,7 @@ TEST(DeepSamples, OneEngineRestartsTheHistoryAtEachDepth) {
   }
   EngineOutput out;
   ASSERT_NO_FATAL_FAILURE(run_engine(clip, 2, false, params, &out));
-  expect_frames_equal_the_core(out, expected, params);
+  expect_equal_to_the_core(out, expected, params);
   for (std::size_t i = 0; i < clip.size(); ++i) {
     EXPECT_EQ(out.reports[i].histogram.size(), std::size_t(clip[i].layout.levels()))
         << "frame " << i;
@@ -715,8 +506,8 @@ TEST_P(DeepOutOfPlace, LeavesTheInputAndTheOutputsPaddingAlone) {
     const Size in_size{385, 289, in_rows}, out_size{385, 289, out_rows};
     SCOPED_TRACE("in " + size_name(in_size) + ", out " + size_name(out_size));
     const auto clip = deep_clip(sample, in_size.width, in_size.height, pitch_for(in_size), 1, 1);
-    const auto expected = cpu_clip(clip, false, {});
-    const LumaFrame &frame = clip[0];
+    const auto expected = cpu_clip(clip, false, histeq::Params{});
+    const PixelFrame &frame = clip[0];
     const std::vector<std::uint8_t> input = visible_bytes(frame);
     GuardedDevicePlane in(int(frame.row_bytes()), frame.height, pitch_for(in_size));
     GuardedDevicePlane out(int(frame.row_bytes()), frame.height, pitch_for(out_size));
