@@ -90,15 +90,21 @@ struct TileFrame {
   }
 };
 
-// Visits the `rows` x `columns` items of a rectangle, a block's threads side by side along its
-// rows, as visit(row, column); no division per item.
-template <class Visit>
-__device__ __forceinline__ void walk_rectangle(int rows, int columns, Visit visit) {
-  if (columns <= 0) return;
-  const int row_step = kThreads / columns, column_step = kThreads % columns;
-  int row = int(threadIdx.x) / columns, column = int(threadIdx.x) % columns;
-  while (row < rows) {
-    visit(row, column);
+// A thread's place in a rectangle of `rows` x `columns` items that a block's threads walk side
+// by side along its rows: item threadIdx.x first, then every kThreads-th, with no division per
+// item. A rectangle with no columns has no items.
+struct RectangleCursor {
+  int rows, columns, row_step = 0, column_step = 0, row, column = 0;
+
+  __device__ RectangleCursor(int rows_, int columns_) : rows(rows_), columns(columns_), row(rows_) {
+    if (columns <= 0) return;
+    row_step = kThreads / columns;
+    column_step = kThreads % columns;
+    row = int(threadIdx.x) / columns;
+    column = int(threadIdx.x) % columns;
+  }
+  __device__ bool inside() const { return row < rows; }
+  __device__ void advance() {
     row += row_step;
     column += column_step;
     if (column >= columns) {
@@ -106,6 +112,12 @@ __device__ __forceinline__ void walk_rectangle(int rows, int columns, Visit visi
       ++row;
     }
   }
+};
+
+// Visits the thread's items of a rectangle as visit(row, column).
+template <class Visit>
+__device__ __forceinline__ void walk_rectangle(int rows, int columns, Visit visit) {
+  for (RectangleCursor at(rows, columns); at.inside(); at.advance()) visit(at.row, at.column);
 }
 
 // walk_rectangle for 16-byte chunks that are loaded first: kLoadBatch chunks' loads are issued
@@ -113,31 +125,17 @@ __device__ __forceinline__ void walk_rectangle(int rows, int columns, Visit visi
 // loaded ahead (load_batch), before the thread waits for what using them needs.
 class ChunkWalk {
  public:
-  __device__ ChunkWalk(int rows, int columns) : rows_(rows), columns_(columns) {
-    if (columns <= 0) {
-      row_ = rows;
-      return;
-    }
-    row_step_ = kThreads / columns;
-    column_step_ = kThreads % columns;
-    row_ = int(threadIdx.x) / columns;
-    column_ = int(threadIdx.x) % columns;
-  }
+  __device__ ChunkWalk(int rows, int columns) : at_(rows, columns) {}
 
   // Loads the next batch, load(row, column) for each of its chunks.
   template <class Load>
   __device__ void load_batch(Load load) {
 #pragma unroll
     for (int k = 0; k < kLoadBatch; ++k) {
-      rows_of_[k] = row_;
-      columns_of_[k] = column_;
-      if (row_ < rows_) chunks_[k] = load(row_, column_);
-      row_ += row_step_;
-      column_ += column_step_;
-      if (column_ >= columns_) {
-        column_ -= columns_;
-        ++row_;
-      }
+      rows_of_[k] = at_.row;
+      columns_of_[k] = at_.column;
+      if (at_.inside()) chunks_[k] = load(at_.row, at_.column);
+      at_.advance();
     }
     loaded_ = true;
   }
@@ -149,15 +147,14 @@ class ChunkWalk {
     while (true) {
 #pragma unroll
       for (int k = 0; k < kLoadBatch; ++k)
-        if (rows_of_[k] < rows_) use(rows_of_[k], columns_of_[k], chunks_[k]);
-      if (row_ >= rows_) return;
+        if (rows_of_[k] < at_.rows) use(rows_of_[k], columns_of_[k], chunks_[k]);
+      if (!at_.inside()) return;
       load_batch(load);
     }
   }
 
  private:
-  int rows_, columns_;
-  int row_step_ = 0, column_step_ = 0, row_ = 0, column_ = 0;
+  RectangleCursor at_;
   bool loaded_ = false;
   int rows_of_[kLoadBatch], columns_of_[kLoadBatch];
   uint4 chunks_[kLoadBatch];

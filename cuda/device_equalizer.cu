@@ -12,6 +12,22 @@
 
 namespace histeq::cuda {
 
+namespace {
+
+// `bytes` of device memory zeroed in `stream` order before anything enqueued after; nothing
+// is left allocated on an error.
+cudaError_t allocate_zeroed(std::size_t bytes, cudaStream_t stream, void **memory) {
+  HISTEQ_CUDA_TRY(cudaMalloc(memory, bytes));
+  const cudaError_t zeroed = cudaMemsetAsync(*memory, 0, bytes, stream);
+  if (zeroed != cudaSuccess) {
+    cudaFree(*memory);
+    *memory = nullptr;
+  }
+  return zeroed;
+}
+
+}  // namespace
+
 DeviceEqualizer::~DeviceEqualizer() {
   // Destruction cannot report; the stream using this scratch must have been synchronized.
   if (lut_texture_) cudaDestroyTextureObject(lut_texture_);
@@ -108,12 +124,7 @@ cudaError_t DeviceEqualizer::equalize(const DevicePlane &plane, const DevicePlan
       DeepLimits limits;
       HISTEQ_CUDA_TRY(deep_limits(&limits));
       void *scratch = nullptr;
-      HISTEQ_CUDA_TRY(cudaMalloc(&scratch, DeepScratch::kBytes));
-      const cudaError_t zeroed = cudaMemsetAsync(scratch, 0, DeepScratch::kBytes, stream);
-      if (zeroed != cudaSuccess) {
-        cudaFree(scratch);
-        return zeroed;
-      }
+      HISTEQ_CUDA_TRY(allocate_zeroed(DeepScratch::kBytes, stream, &scratch));
       deep_ = deep_scratch_at(scratch, limits);
     }
     return launch_deep(plane, out, range, tone, deep_, sm_count_, stream);
@@ -158,12 +169,7 @@ cudaError_t DeviceEqualizer::reserve_clahe(std::size_t tile_bins, cudaStream_t s
   HISTEQ_CUDA_TRY(cudaFree(clahe_.d_tickets));
   clahe_ = ClaheScratch{};
   void *memory = nullptr;
-  HISTEQ_CUDA_TRY(cudaMalloc(&memory, ClaheScratch::bytes(tile_bins)));
-  const cudaError_t zeroed = cudaMemsetAsync(memory, 0, ClaheScratch::bytes(tile_bins), stream);
-  if (zeroed != cudaSuccess) {
-    cudaFree(memory);
-    return zeroed;
-  }
+  HISTEQ_CUDA_TRY(allocate_zeroed(ClaheScratch::bytes(tile_bins), stream, &memory));
   clahe_ = clahe_scratch_at(memory, tile_bins);
   return cudaSuccess;
 }
