@@ -9,8 +9,7 @@
 #   export LD_LIBRARY_PATH=$PWD/.pygi/lib:$LD_LIBRARY_PATH
 # Run the scripts as `python3 pipelines/NAME`: their #!/usr/bin/python3 there is a Python
 # without numpy; a wrapper at /usr/bin/python3 that execs `python3` loops there (the image's
-# python3 links to it). Here, with pyenv's 3.12.1, pipelines/transcode ran through the bundle
-# (histeq, 60 frames); it has not run on the GPU machine yet.
+# python3 links to it). `scripts/gpu-check.sh python` runs the scripts' tests through it.
 #   scripts/bundle-python-gi.sh [PYTHON3.12] [OUTDIR]     (default pyenv's 3.12, .pygi)
 set -euo pipefail
 cd "$(dirname "$0")/.."

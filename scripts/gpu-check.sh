@@ -3,10 +3,11 @@
 # Runs on the GPU machine over a copy of the tree with ./build (built here) carried along:
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
 # The element, leaks, soak, pipeline and mainjob steps need GStreamer there: carry .gstrt as
-# well, made here by scripts/bundle-gst-runtime.sh.
-#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|format-bench|shapes|pipeline|mainjob|two-gpus|cpu-bench]...
-# (default: all but two-gpus, which needs a machine of two GPUs, and cpu-bench, which needs
-# .cvrt from scripts/bundle-opencv-runtime.sh carried instead of .gstrt)
+# well, made here by scripts/bundle-gst-runtime.sh. The python step also needs .pygi, made here
+# by scripts/bundle-python-gi.sh.
+#   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|format-bench|shapes|pipeline|mainjob|python|two-gpus|cpu-bench]...
+# (default: all but python, two-gpus, which needs a machine of two GPUs, and cpu-bench, which
+# needs .cvrt from scripts/bundle-opencv-runtime.sh carried instead of .gstrt)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out}
@@ -149,6 +150,25 @@ for step in "${steps[@]}"; do
       HISTEQ_ELEMENT=cudahisteq pipelines/equalize-sample "$out/main-job" 2>&1 | tee "$out/main-job.txt"
       ((PIPESTATUS[0] == 0)) || status=1
       rm -f "$out/main-job/sample.mp4"
+      ;;
+    python)
+      # The scripts' tests (serve's RTSP clients among them) with cudahisteq, in the machine's
+      # Python 3.12 through the bindings of .pygi. Its python3 is not /usr/bin/python3, so the
+      # scripts run as `python3 pipelines/NAME` (tests/python/support.py does).
+      (
+        export PYTHONPATH=$PWD/.pygi:$PWD/pipelines GI_TYPELIB_PATH=$PWD/.pygi/typelib
+        export LD_LIBRARY_PATH=$PWD/.pygi/lib:$LD_LIBRARY_PATH HISTEQ_ELEMENT=cudahisteq
+        export HISTEQ_SOURCE_ROOT=$PWD PYTHONDONTWRITEBYTECODE=1
+        # The machine sets none, and GLib says so on stderr, which the scripts' tests keep empty.
+        XDG_RUNTIME_DIR=$(mktemp -d)
+        export XDG_RUNTIME_DIR
+        cd tests/python &&
+          python3 -m unittest -v test_serve test_preview test_compare test_settings \
+            test_numpy_example
+      ) >"$out/python.txt" 2>&1
+      rc=$?
+      grep -E '^(Ran |OK|FAILED)|\.\.\. (ok|FAIL|ERROR|skipped)|frames of' "$out/python.txt"
+      ((rc == 0)) || status=1
       ;;
     two-gpus)
       # Both GPUs at once: the two-GPU element tests, then two 4K pipelines against their floors.
