@@ -4,7 +4,8 @@
 # the GPU tests, compute-sanitizer on a subset, and the benchmark. Logs go to $OUT (or ./out).
 # The element, leaks, soak, pipeline and mainjob steps need GStreamer there: carry .gstrt as
 # well, made here by scripts/bundle-gst-runtime.sh. The python step also needs .pygi, made here
-# by scripts/bundle-python-gi.sh.
+# by scripts/bundle-python-gi.sh; the element step runs cudaconvert where .nvrtc is carried
+# (scripts/bundle-nvrtc.sh; with .gstrt it fits the carry limit without x265 and its plugin).
 #   scripts/gpu-check.sh [tests|sanitize|element|leaks|soak|bench|format-bench|shapes|pipeline|mainjob|python|two-gpus|cpu-bench]...
 # (default: all but python, two-gpus, which needs a machine of two GPUs, and cpu-bench, which
 # needs .cvrt from scripts/bundle-opencv-runtime.sh carried instead of .gstrt)
@@ -16,6 +17,13 @@ steps=("$@")
 ((${#steps[@]})) || steps=(tests sanitize element leaks soak bench format-bench shapes pipeline mainjob)
 [[ -f .gstrt/env.sh ]] && source .gstrt/env.sh
 export GST_PLUGIN_PATH=$PWD/build/plugin
+# An NVRTC that GStreamer 1.22's cudaconvert can use (scripts/bundle-nvrtc.sh), where carried.
+if [[ -f .nvrtc/nvrtc.tar.xz ]]; then
+  nvrtc=$(mktemp -d)
+  tar -C "$nvrtc" -xJf .nvrtc/nvrtc.tar.xz
+  export GST_CUDA_NVRTC_LIBNAME=$nvrtc/libnvrtc.so.11.2
+  export LD_LIBRARY_PATH=$nvrtc${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/device.txt"
 status=0
 for step in "${steps[@]}"; do
