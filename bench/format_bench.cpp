@@ -39,6 +39,13 @@ namespace bench {
 
 namespace {
 
+// `value` rounded to `digits` decimals, as the tables print it.
+std::string fixed(double value, int digits) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
 namespace hc = histeq::cuda;
 
 struct Format {
@@ -311,11 +318,10 @@ int run(int argc, char **argv) {
     const bool fast = classic_x <= goal_x, at_floor = of_floor >= 0.95;
     missed += !fast + !at_floor;
     goals.push_back(std::string(fast ? "PASS" : "MISS") + ": " + format.name +
-                    " device-resident <= " + std::to_string(goal_x).substr(0, 3) + "x its copy (" +
-                    std::to_string(classic_x).substr(0, 4) + ")");
+                    " device-resident <= " + fixed(goal_x, 1) + "x its copy (" +
+                    fixed(classic_x, 2) + ")");
     goals.push_back(std::string(at_floor ? "PASS" : "MISS") + ": " + format.name +
-                    " depth 2 >= 0.95 of its PCIe floor (" + std::to_string(of_floor).substr(0, 5) +
-                    ")");
+                    " depth 2 >= 0.95 of its PCIe floor (" + fixed(of_floor, 3) + ")");
   }
   std::printf(
       "\nCLAHE, 8x8 tiles, clip limit 2: device-resident us per frame (x global: over the global "
@@ -332,11 +338,9 @@ int run(int argc, char **argv) {
     const bool fast = clahe_x <= 2.0, at_floor = of_floor >= 0.95;
     missed += !fast + !at_floor;
     goals.push_back(std::string(fast ? "PASS" : "MISS") + ": " + format->name +
-                    " CLAHE 8x8 device-resident <= 2x the global mode (" +
-                    std::to_string(clahe_x).substr(0, 4) + ")");
+                    " CLAHE 8x8 device-resident <= 2x the global mode (" + fixed(clahe_x, 2) + ")");
     goals.push_back(std::string(at_floor ? "PASS" : "MISS") + ": " + format->name +
-                    " CLAHE depth 2 >= 0.95 of its PCIe floor (" +
-                    std::to_string(of_floor).substr(0, 5) + ")");
+                    " CLAHE depth 2 >= 0.95 of its PCIe floor (" + fixed(of_floor, 3) + ")");
   }
   std::printf("\n");
   for (const std::string &goal : goals) std::printf("%s\n", goal.c_str());
