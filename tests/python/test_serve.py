@@ -155,9 +155,7 @@ class GstClient:
         self.wait_for_first_frame()
         time.sleep(seconds)
         self.process.send_signal(signal.SIGINT)
-        self.process.wait(timeout=15)
-        self.reader.join(5)
-        self.process.stdout.close()
+        self._reap()
         with open(self.path, "rb") as f:
             data = f.read()
         os.remove(self.path)
@@ -171,10 +169,14 @@ class GstClient:
     def kill(self):
         """Gone at once, without a TEARDOWN."""
         self.process.kill()
+        self._reap()
+        os.remove(self.path)
+
+    def _reap(self):
+        """Waits for the stopped process and the end of its output."""
         self.process.wait(timeout=15)
         self.reader.join(5)
         self.process.stdout.close()
-        os.remove(self.path)
 
 
 def ffmpeg_read(url, seconds):
