@@ -35,6 +35,25 @@ HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT
   return mapped;
 }
 
+#if HWY_TARGET == HWY_AVX3_DL || (defined(HWY_AVX3_ZEN4) && HWY_TARGET == HWY_AVX3_ZEN4) || \
+    (defined(HWY_AVX3_SPR) && HWY_TARGET == HWY_AVX3_SPR)
+// With AVX-512 VBMI one permute looks a byte up in 128 (VPERMI2B uses its index's low seven
+// bits): two of them cover the LUT's halves and the sample's top bit picks between them, three
+// instructions where the shuffles above take about fifty. Highway 1.0 has no byte-lane
+// TableLookupLanes that would say this portably, so the permutes are named here.
+HWY_INLINE hn::Vec512<std::uint8_t> LookUp(hn::Full512<std::uint8_t> d, hn::Vec512<std::uint8_t> v,
+                                           const std::uint8_t *HWY_RESTRICT lut) {
+  const __m512i low = hn::LoadU(d, lut).raw;
+  const __m512i low_up = hn::LoadU(d, lut + 64).raw;
+  const __m512i high = hn::LoadU(d, lut + 128).raw;
+  const __m512i high_up = hn::LoadU(d, lut + 192).raw;
+  const __m512i from_low = _mm512_permutex2var_epi8(low, v.raw, low_up);
+  const __m512i from_high = _mm512_permutex2var_epi8(high, v.raw, high_up);
+  return hn::Vec512<std::uint8_t>{
+      _mm512_mask_blend_epi8(_mm512_movepi8_mask(v.raw), from_low, from_high)};
+}
+#endif
+
 }  // namespace HWY_NAMESPACE
 }  // namespace histeq
 HWY_AFTER_NAMESPACE();
