@@ -113,9 +113,9 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
     return lut_;
   }
   const unsigned bands = bands_for(frame.pixels(), frame.height);
-  pool_->run(bands, frame.height, [&](unsigned band, int begin, int end) {
-    clear(band_histograms_[band], layout_);
-    count_rows(frame, begin, end, layout_, band_histograms_[band]);
+  for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
+  pool_->run(bands, frame.height, [&](unsigned thread, int begin, int end) {
+    count_rows(frame, begin, end, layout_, band_histograms_[thread]);
   });
   clear(histogram_, layout_);
   for (unsigned b = 0; b < bands; ++b) {

@@ -8,8 +8,23 @@ namespace histeq {
 
 namespace {
 
-int band_start(int rows, unsigned bands, unsigned i) {
-  return int(std::int64_t(rows) * i / bands);
+// The word that publishes a run: its generation, its number of chunks and the next chunk to hand
+// out, so that whether a chunk is there to take is known from the word alone.
+struct Work {
+  std::uint64_t generation;
+  unsigned chunks;
+  unsigned next;
+
+  static Work of(std::uint64_t word) {
+    return Work{word >> 32, unsigned(word >> 16) & 0xFFFFu, unsigned(word) & 0xFFFFu};
+  }
+  std::uint64_t word() const { return generation << 32 | std::uint64_t(chunks) << 16 | next; }
+};
+
+constexpr unsigned kMaxChunks = 0xFFFFu;
+
+int chunk_start(int rows, unsigned chunks, unsigned i) {
+  return int(std::int64_t(rows) * i / chunks);
 }
 
 }  // namespace
@@ -37,46 +52,80 @@ RowPool::~RowPool() {
   for (auto &t : workers_) t.join();
 }
 
-void RowPool::run(unsigned bands, int rows, const Band &band) {
-  bands = std::clamp(bands, 1u, size());
-  if (bands == 1) {
+void RowPool::run(unsigned threads, int rows, const Band &band) {
+  threads = std::clamp(threads, 1u, size());
+  if (threads == 1 || rows <= 1) {
     band(0, 0, rows);
     return;
   }
+  const unsigned chunks = unsigned(std::min<std::int64_t>(
+      {rows, std::int64_t(threads) * kChunksPerThread, std::int64_t(kMaxChunks)}));
+  band_.store(&band, std::memory_order_relaxed);
+  threads_.store(threads, std::memory_order_relaxed);
+  rows_.store(rows, std::memory_order_relaxed);
+  chunks_done_.store(0, std::memory_order_relaxed);
+  // 32 bits of generation: it may wrap, it only has to differ from the last one.
+  const std::uint64_t generation =
+      (Work::of(work_.load(std::memory_order_relaxed)).generation + 1) & 0xFFFFFFFFu;
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    band_ = &band;
-    bands_ = bands;
-    rows_ = rows;
-    pending_ = bands - 1;
-    ++generation_;
+    work_.store(Work{generation, chunks, 0}.word(), std::memory_order_release);
   }
   wake_.notify_all();
-  band(0, 0, band_start(rows, bands, 1));
-  std::unique_lock<std::mutex> lock(mutex_);
-  done_.wait(lock, [this] { return pending_ == 0; });
-  band_ = nullptr;
+  take_chunks(0, generation);
+
+  const auto all_done = [&] { return chunks_done_.load(std::memory_order_acquire) == chunks; };
+  const auto deadline = std::chrono::steady_clock::now() + kCallerSpin;
+  while (!all_done() && std::chrono::steady_clock::now() < deadline) std::this_thread::yield();
+  if (!all_done()) {
+    std::unique_lock<std::mutex> lock(mutex_);
+    caller_sleeping_ = true;
+    done_.wait(lock, all_done);
+    caller_sleeping_ = false;
+  }
+}
+
+void RowPool::take_chunks(unsigned thread, std::uint64_t generation) {
+  std::uint64_t word = work_.load(std::memory_order_acquire);
+  for (;;) {
+    const Work work = Work::of(word);
+    if (work.generation != generation || work.next >= work.chunks) return;
+    const Band *band = band_.load(std::memory_order_relaxed);
+    const unsigned threads = threads_.load(std::memory_order_relaxed);
+    const int rows = rows_.load(std::memory_order_relaxed);
+    if (thread >= threads) return;
+    // Taken only if the word still names this run and this chunk: the run cannot have ended, so
+    // the fields above are its own.
+    if (!work_.compare_exchange_weak(word, word + 1, std::memory_order_acquire,
+                                     std::memory_order_acquire))
+      continue;
+    (*band)(thread, chunk_start(rows, work.chunks, work.next),
+            chunk_start(rows, work.chunks, work.next + 1));
+    if (chunks_done_.fetch_add(1, std::memory_order_acq_rel) + 1 == work.chunks) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (caller_sleeping_) done_.notify_one();
+      return;
+    }
+    word = work_.load(std::memory_order_acquire);
+  }
 }
 
 void RowPool::worker_loop(unsigned index) {
   std::uint64_t seen = 0;
   for (;;) {
-    const Band *band;
-    unsigned bands;
-    int rows;
+    const auto deadline = std::chrono::steady_clock::now() + kWorkerSpin;
+    while (Work::of(work_.load(std::memory_order_acquire)).generation == seen &&
+           std::chrono::steady_clock::now() < deadline)
+      std::this_thread::yield();
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+      wake_.wait(lock, [&] {
+        return stopping_ || Work::of(work_.load(std::memory_order_relaxed)).generation != seen;
+      });
       if (stopping_) return;
-      seen = generation_;
-      if (index >= bands_) continue;
-      band = band_;
-      bands = bands_;
-      rows = rows_;
+      seen = Work::of(work_.load(std::memory_order_relaxed)).generation;
     }
-    (*band)(index, band_start(rows, bands, index), band_start(rows, bands, index + 1));
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (--pending_ == 0) done_.notify_one();
+    take_chunks(index, seen);
   }
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -10,11 +12,15 @@
 
 namespace histeq {
 
-// A fixed set of worker threads that split a frame's rows into contiguous bands. Threads are
-// created once, not per frame: at 60 fps thread start-up would cost more than small frames.
+// A fixed set of worker threads that share a frame's rows. Threads are created once, not per
+// frame: at 60 fps thread start-up would cost more than small frames. The rows go out in chunks,
+// taken one at a time by whichever thread is free, the caller's first: a worker that wakes late
+// (tens of microseconds on a loaded or virtual machine, a tenth of a 1080p frame) takes fewer
+// chunks instead of holding the frame back.
 class RowPool {
  public:
-  using Band = std::function<void(unsigned band, int row_begin, int row_end)>;
+  // band(thread, begin, end): rows [begin, end) on thread `thread` (0: the caller).
+  using Band = std::function<void(unsigned thread, int row_begin, int row_end)>;
 
   // threads == 0 means one per core.
   explicit RowPool(unsigned threads);
@@ -26,24 +32,42 @@ class RowPool {
   // The threads asked for (one per core for 0); size() is fewer when some could not start.
   unsigned requested() const { return requested_; }
 
-  // Runs band(i, begin, end) for `bands` (1..size()) bands covering [0, rows), the first on
-  // the calling thread, and returns when all are done. Not re-entrant: one caller at a time.
-  void run(unsigned bands, int rows, const Band &band);
+  // Runs band(thread, begin, end) over chunks of consecutive rows that cover [0, rows) once
+  // each, on threads 0 .. threads - 1 (1..size()), and returns when all are done. A thread may
+  // take any number of chunks, in any order, or none; one thread's calls never overlap, so a
+  // band may add into a per-thread total. Not re-entrant: one caller at a time.
+  void run(unsigned threads, int rows, const Band &band);
 
  private:
+  // The chunks each thread of a run gets on average: enough for a late worker to leave its
+  // share to the others, few enough that a chunk's fixed costs stay small.
+  static constexpr unsigned kChunksPerThread = 4;
+  // How long a thread looks for work before it sleeps, yielding its core between looks: a sleeping
+  // thread takes tens of microseconds to wake. The caller waits for chunks that are being done; a
+  // worker bridges the few microseconds between a frame's count and its map.
+  static constexpr std::chrono::microseconds kCallerSpin{200};
+  static constexpr std::chrono::microseconds kWorkerSpin{50};
+
   void worker_loop(unsigned index);
+  // Runs chunks of the run of `generation` on `thread` until none is left.
+  void take_chunks(unsigned thread, std::uint64_t generation);
 
   std::vector<std::thread> workers_;
   unsigned requested_ = 1;
-  // mutex_ guards everything below; workers sleep on wake_, the caller on done_.
+  // A run is published as one word (row_pool.cpp's Work): its generation, its chunks and the
+  // next chunk to hand out; a thread takes a chunk by advancing that word. The run's other
+  // fields are read before the taking and hold for whoever took a chunk: the next run cannot
+  // start before that chunk is done.
+  std::atomic<std::uint64_t> work_{0};
+  std::atomic<const Band *> band_{nullptr};
+  std::atomic<unsigned> threads_{0};
+  std::atomic<int> rows_{0};
+  std::atomic<unsigned> chunks_done_{0};
+  // mutex_ guards sleeping: workers wait on wake_ for a new generation, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;
-  const Band *band_ = nullptr;
-  unsigned bands_ = 0;
-  int rows_ = 0;
-  std::uint64_t generation_ = 0;
-  unsigned pending_ = 0;
+  bool caller_sleeping_ = false;
   bool stopping_ = false;
 };
 

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// RowPool's contract: every row of a run exactly once, each thread's calls one at a time (so a
+// band may add into a per-thread total), and run() back only when every row is done.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "row_pool.h"
+
+namespace {
+
+using histeq::RowPool;
+
+struct RunRecord {
+  explicit RunRecord(int rows, unsigned threads)
+      : visits(std::size_t(rows)), busy(threads), rows_per_thread(threads, 0) {}
+  std::vector<std::atomic<int>> visits;
+  std::vector<std::atomic<bool>> busy;
+  std::vector<int> rows_per_thread;  // written by its own thread alone
+  std::atomic<int> overlaps{0};
+  std::atomic<int> out_of_range{0};
+};
+
+RowPool::Band recording(RunRecord &record, unsigned threads) {
+  return [&record, threads](unsigned thread, int begin, int end) {
+    if (thread >= threads || begin > end) {
+      ++record.out_of_range;
+      return;
+    }
+    if (record.busy[thread].exchange(true)) ++record.overlaps;
+    for (int row = begin; row < end; ++row) ++record.visits[std::size_t(row)];
+    record.rows_per_thread[thread] += end - begin;
+    record.busy[thread] = false;
+  };
+}
+
+void expect_each_row_once(const RunRecord &record, int rows) {
+  EXPECT_EQ(record.overlaps.load(), 0);
+  EXPECT_EQ(record.out_of_range.load(), 0);
+  int total = 0;
+  for (int row = 0; row < rows; ++row) {
+    ASSERT_EQ(record.visits[std::size_t(row)].load(), 1) << "row " << row << " of " << rows;
+  }
+  for (int n : record.rows_per_thread) total += n;
+  EXPECT_EQ(total, rows);
+}
+
+}  // namespace
+
+TEST(RowPool, EveryRowOnceOnEveryThreadCountAndSize) {
+  RowPool pool(4);
+  ASSERT_GE(pool.size(), 1u);
+  for (unsigned threads = 1; threads <= pool.size(); ++threads) {
+    for (int rows : {0, 1, 2, 3, 7, 16, 17, 100, 1080}) {
+      for (int repeat = 0; repeat < 20; ++repeat) {
+        RunRecord record(rows, threads);
+        pool.run(threads, rows, recording(record, threads));
+        SCOPED_TRACE(testing::Message() << threads << " threads, " << rows << " rows");
+        expect_each_row_once(record, rows);
+      }
+    }
+  }
+}
+
+// Runs follow each other with no pause and with pauses long enough for the workers to sleep:
+// a worker that wakes late, or not before the run is over, neither loses nor repeats rows.
+TEST(RowPool, BackToBackAndAfterSleepingWorkers) {
+  RowPool pool(3);
+  const unsigned threads = pool.size();
+  for (int run = 0; run < 200; ++run) {
+    if (run % 50 == 49) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const int rows = 1 + run % 97;
+    RunRecord record(rows, threads);
+    pool.run(threads, rows, recording(record, threads));
+    expect_each_row_once(record, rows);
+  }
+}
+
+// A run whose caller takes every row before the workers start still returns, and the next run
+// (more threads than the last) is done by whoever comes.
+TEST(RowPool, SlowWorkersAndMixedThreadCounts) {
+  RowPool pool(4);
+  for (int run = 0; run < 100; ++run) {
+    const unsigned threads = 1 + unsigned(run) % pool.size();
+    const int rows = 64;
+    RunRecord record(rows, threads);
+    RowPool::Band record_band = recording(record, threads);
+    pool.run(threads, rows, [&](unsigned thread, int begin, int end) {
+      if (thread != 0) std::this_thread::sleep_for(std::chrono::microseconds(100));
+      record_band(thread, begin, end);
+    });
+    expect_each_row_once(record, rows);
+  }
+}
