@@ -114,9 +114,12 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   }
   const unsigned bands = bands_for(frame.pixels(), frame.height);
   for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
-  pool_->run(bands, frame.height, [&](unsigned thread, int begin, int end) {
-    count_rows(frame, begin, end, layout_, band_histograms_[thread]);
-  });
+  pool_->run(
+      bands, frame.height,
+      [&](unsigned thread, int begin, int end) {
+        count_rows(frame, begin, end, layout_, band_histograms_[thread]);
+      },
+      RowPool::Then::kAnotherRun);
   clear(histogram_, layout_);
   for (unsigned b = 0; b < bands; ++b) {
     for (std::uint32_t v = 0; v < levels; ++v) histogram_[v] += band_histograms_[b][v];

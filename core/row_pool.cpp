@@ -52,7 +52,7 @@ RowPool::~RowPool() {
   for (auto &t : workers_) t.join();
 }
 
-void RowPool::run(unsigned threads, int rows, const Band &band) {
+void RowPool::run(unsigned threads, int rows, const Band &band, Then then) {
   threads = std::clamp(threads, 1u, size());
   if (threads == 1 || rows <= 1) {
     band(0, 0, rows);
@@ -63,6 +63,7 @@ void RowPool::run(unsigned threads, int rows, const Band &band) {
   band_.store(&band, std::memory_order_relaxed);
   threads_.store(threads, std::memory_order_relaxed);
   rows_.store(rows, std::memory_order_relaxed);
+  another_follows_.store(then == Then::kAnotherRun, std::memory_order_relaxed);
   chunks_done_.store(0, std::memory_order_relaxed);
   // 32 bits of generation: it may wrap, it only has to differ from the last one.
   const std::uint64_t generation =
@@ -113,10 +114,12 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t generation) {
 void RowPool::worker_loop(unsigned index) {
   std::uint64_t seen = 0;
   for (;;) {
-    const auto deadline = std::chrono::steady_clock::now() + kWorkerSpin;
-    while (Work::of(work_.load(std::memory_order_acquire)).generation == seen &&
-           std::chrono::steady_clock::now() < deadline)
-      std::this_thread::yield();
+    if (another_follows_.load(std::memory_order_relaxed)) {
+      const auto deadline = std::chrono::steady_clock::now() + kWorkerSpin;
+      while (Work::of(work_.load(std::memory_order_acquire)).generation == seen &&
+             std::chrono::steady_clock::now() < deadline)
+        std::this_thread::yield();
+    }
     {
       std::unique_lock<std::mutex> lock(mutex_);
       wake_.wait(lock, [&] {

@@ -36,7 +36,10 @@ class RowPool {
   // each, on threads 0 .. threads - 1 (1..size()), and returns when all are done. A thread may
   // take any number of chunks, in any order, or none; one thread's calls never overlap, so a
   // band may add into a per-thread total. Not re-entrant: one caller at a time.
-  void run(unsigned threads, int rows, const Band &band);
+  // `then`: whether the caller starts another run right after this one (a frame's map after its
+  // count), which the workers then wait for awake instead of going to sleep.
+  enum class Then { kSleep, kAnotherRun };
+  void run(unsigned threads, int rows, const Band &band, Then then = Then::kSleep);
 
  private:
   // The chunks each thread of a run gets on average: enough for a late worker to leave its
@@ -44,7 +47,7 @@ class RowPool {
   static constexpr unsigned kChunksPerThread = 4;
   // How long a thread looks for work before it sleeps, yielding its core between looks: a sleeping
   // thread takes tens of microseconds to wake. The caller waits for chunks that are being done; a
-  // worker bridges the few microseconds between a frame's count and its map.
+  // worker told that another run follows bridges the few microseconds until it comes.
   static constexpr std::chrono::microseconds kCallerSpin{200};
   static constexpr std::chrono::microseconds kWorkerSpin{50};
 
@@ -62,6 +65,7 @@ class RowPool {
   std::atomic<const Band *> band_{nullptr};
   std::atomic<unsigned> threads_{0};
   std::atomic<int> rows_{0};
+  std::atomic<bool> another_follows_{false};
   std::atomic<unsigned> chunks_done_{0};
   // mutex_ guards sleeping: workers wait on wake_ for a new generation, the caller on done_.
   std::mutex mutex_;
