@@ -41,13 +41,16 @@ double median_fps(std::vector<double> seconds) {
 
 // Median frames per second of each contender over `runs` runs each after one warm-up, taken in
 // turns so that whatever else the machine does weighs on all alike; the frame is restored
-// before each run, outside the timed region.
+// before each run, outside the timed region. Each round starts one contender further on, so
+// that none always follows the same one: a contender timed just after OpenCV's threads pays for
+// them (on the GPU machine's host, 15-30% of a 720p frame on all cores).
 std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
                                      const std::vector<std::uint8_t> &frame, int runs) {
   std::vector<std::uint8_t> work(frame.size());
   std::vector<std::vector<double>> seconds(contenders.size());
   for (int i = 0; i <= runs; ++i) {
-    for (std::size_t c = 0; c < contenders.size(); ++c) {
+    for (std::size_t turn = 0; turn < contenders.size(); ++turn) {
+      const std::size_t c = (std::size_t(i) + turn) % contenders.size();
       std::memcpy(work.data(), frame.data(), frame.size());
       const auto t0 = Clock::now();
       contenders[c](work.data());
