@@ -468,10 +468,13 @@ __device__ __forceinline__ float level_float(unsigned word) {
   return __fsub_rn(__uint_as_float(__byte_perm(word, 0x4B000000u, kSelect)), 8388608.0f);
 }
 
-// The map's blocks: a segment of at most kMapSegment columns of a cell and about kMapPixels
-// pixels, so that blocks of narrow and wide cells take alike.
+// The map's blocks: a segment of at most kMapSegment columns of a cell and about `block_pixels`
+// pixels, so that blocks of narrow and wide cells take alike. Larger blocks spread each block's
+// fixed work (its cell's LUTs into shared memory, its columns' weights) over more pixels, but
+// too few leave SMs idle: the largest of kMapBlockPixels whose grid still fills every SM's
+// resident blocks once, else the smallest (bench/README.md has the measurements).
 constexpr int kMapSegment = 512;
-constexpr int kMapPixels = 8192;
+constexpr int kMapBlockPixels[] = {16384, 8192};
 
 // What the map needs besides the pixels: the blend's factors, and where each cell starts along
 // each side (first_blended_from of the cell's first tile, computed once on the host; cell k
@@ -481,6 +484,7 @@ struct TileBlendArgs {
   float inverse_width, inverse_height;
   std::uint32_t top;
   int segments, strips;
+  int block_pixels;
   int min_strip_rows;
   int x[kMaxTiles + 2];
   int y[kMaxTiles + 2];
@@ -501,7 +505,7 @@ __global__ void __launch_bounds__(kThreads)
   const int x_begin = args.x[cell_x] + int(blockIdx.x) % args.segments * kMapSegment;
   const int x_end = min(args.x[cell_x + 1], x_begin + kMapSegment);
   if (x_begin >= x_end) return;
-  const int strip_rows = max(args.min_strip_rows, kMapPixels / (x_end - x_begin));
+  const int strip_rows = max(args.min_strip_rows, args.block_pixels / (x_end - x_begin));
   const int y_begin = args.y[cell_y] + int(blockIdx.y) % args.strips * strip_rows;
   const int y_end = min(args.y[cell_y + 1], y_begin + strip_rows);
   if (y_begin >= y_end) return;
@@ -613,8 +617,9 @@ int ceil_div(long long a, long long b) {
 }
 
 // The map's grid for `frame` (its cells' bounds, segments and strips); false where it would
-// need more than CUDA's 65535 blocks down even with strips of kMapPixels rows.
-bool map_shape(const TileFrame &frame, TileBlendArgs *args, dim3 *blocks) {
+// need more than CUDA's 65535 blocks down even with strips of `block_pixels` pixels.
+bool map_shape(const TileFrame &frame, int block_pixels, TileBlendArgs *args, dim3 *blocks) {
+  args->block_pixels = block_pixels;
   const ClaheGrid &grid = frame.grid;
   args->inverse_width = 1.0f / float(grid.tile_width);
   args->inverse_height = 1.0f / float(grid.tile_height);
@@ -633,8 +638,8 @@ bool map_shape(const TileFrame &frame, TileBlendArgs *args, dim3 *blocks) {
   const int most_strips = 65535 / (grid.tiles_y + 1);
   args->min_strip_rows = ceil_div(tallest, most_strips);
   args->segments = ceil_div(widest, kMapSegment);
-  args->strips =
-      ceil_div(tallest, std::max(args->min_strip_rows, kMapPixels / std::min(widest, kMapSegment)));
+  args->strips = ceil_div(
+      tallest, std::max(args->min_strip_rows, block_pixels / std::min(widest, kMapSegment)));
   *blocks = dim3(unsigned((grid.tiles_x + 1) * args->segments),
                  unsigned((grid.tiles_y + 1) * args->strips));
   return args->strips <= most_strips;
@@ -645,24 +650,37 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &plane, const 
                         Luma luma, OutputRange range, const DeviceTone &tone,
                         const ClaheScratch &scratch, int sm_count, cudaStream_t stream) {
   const ClaheGrid &grid = frame.grid;
-  TileBlendArgs args;
-  dim3 map_blocks;
-  if (!map_shape(frame, &args, &map_blocks)) return cudaErrorInvalidValue;
   const bool shared = frame.bins <= kMaxSharedLevels;
   const CellLuts cell = cell_luts_for(frame.bins);
-  // The map starts early only where its code waits for the count (compiled for 9.0 and up).
-  cudaFuncAttributes map_code{};
+  const void *map_kernel = nullptr;
+  std::size_t map_shared_bytes = 0;
   switch (cell) {
     case CellLuts::kBytes:
-      HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_tiles<Luma, CellLuts::kBytes>));
+      map_kernel = reinterpret_cast<const void *>(map_tiles<Luma, CellLuts::kBytes>);
+      map_shared_bytes = frame.bins * sizeof(unsigned);
       break;
     case CellLuts::kHalves:
-      HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_tiles<Luma, CellLuts::kHalves>));
+      map_kernel = reinterpret_cast<const void *>(map_tiles<Luma, CellLuts::kHalves>);
+      map_shared_bytes = frame.bins * sizeof(uint2);
       break;
     case CellLuts::kDevice:
-      HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_tiles<Luma, CellLuts::kDevice>));
+      map_kernel = reinterpret_cast<const void *>(map_tiles<Luma, CellLuts::kDevice>);
       break;
   }
+  // The map starts early only where its code waits for the count (compiled for 9.0 and up).
+  cudaFuncAttributes map_code{};
+  HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_kernel));
+  int map_resident = 0;
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&map_resident, map_kernel, kThreads,
+                                                                map_shared_bytes));
+  TileBlendArgs args;
+  dim3 map_blocks;
+  bool fits = false;
+  for (const int block_pixels : kMapBlockPixels) {
+    fits = map_shape(frame, block_pixels, &args, &map_blocks);
+    if (fits && (long long)map_blocks.x * map_blocks.y >= (long long)map_resident * sm_count) break;
+  }
+  if (!fits) return cudaErrorInvalidValue;
   // The count's blocks in one wave: a partial second wave would leave most SMs idle at its end.
   int resident = 0;
   const std::size_t count_bytes =
