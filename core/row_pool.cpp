@@ -8,6 +8,9 @@ namespace histeq {
 
 namespace {
 
+// A run's chunks and its next chunk take 16 bits each of the word that publishes it.
+constexpr unsigned kMaxChunks = 0xFFFFu;
+
 // The word that publishes a run: its generation, its number of chunks and the next chunk to hand
 // out, so that whether a chunk is there to take is known from the word alone.
 struct Work {
@@ -16,12 +19,10 @@ struct Work {
   unsigned next;
 
   static Work of(std::uint64_t word) {
-    return Work{word >> 32, unsigned(word >> 16) & 0xFFFFu, unsigned(word) & 0xFFFFu};
+    return Work{word >> 32, unsigned(word >> 16) & kMaxChunks, unsigned(word) & kMaxChunks};
   }
   std::uint64_t word() const { return generation << 32 | std::uint64_t(chunks) << 16 | next; }
 };
-
-constexpr unsigned kMaxChunks = 0xFFFFu;
 
 int chunk_start(int rows, unsigned chunks, unsigned i) {
   return int(std::int64_t(rows) * i / chunks);

@@ -724,22 +724,15 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &plane, const 
     config.attrs = &early;
     config.numAttrs = 1;
   }
-  const bool map_chunked = chunked && rows_in_chunks(out);
-  const auto launch_map = [&](auto kernel, std::size_t shared_bytes) {
-    config.dynamicSmemBytes = shared_bytes;
-    return cudaLaunchKernelEx(&config, kernel, frame, out.data, out.pitch, luma,
-                              static_cast<const std::uint16_t *>(scratch.d_luts), args,
-                              map_chunked);
-  };
-  switch (cell) {
-    case CellLuts::kBytes:
-      return launch_map(map_tiles<Luma, CellLuts::kBytes>, frame.bins * sizeof(unsigned));
-    case CellLuts::kHalves:
-      return launch_map(map_tiles<Luma, CellLuts::kHalves>, frame.bins * sizeof(uint2));
-    case CellLuts::kDevice:
-      return launch_map(map_tiles<Luma, CellLuts::kDevice>, 0);
-  }
-  return cudaErrorInvalidValue;
+  config.dynamicSmemBytes = map_shared_bytes;
+  // map_tiles' parameters, each of its own type.
+  TileFrame map_frame = frame;
+  std::uint8_t *out_data = out.data;
+  std::size_t out_pitch = out.pitch;
+  const std::uint16_t *luts = scratch.d_luts;
+  bool map_chunked = chunked && rows_in_chunks(out);
+  void *map_args[] = {&map_frame, &out_data, &out_pitch, &luma, &luts, &args, &map_chunked};
+  return cudaLaunchKernelExC(&config, map_kernel, map_args);
 }
 
 }  // namespace
