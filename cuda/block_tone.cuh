@@ -8,8 +8,9 @@
 // kernel (the smoothed histogram, the report, d_lut).
 //
 // It runs between the kernel's grid barrier and its mapping, where every thread of the GPU
-// waits on it, so its chain of dependent steps is kept as short as the classic LUT's: one
-// barrier for every sum the options need, then the scan. Frames have fewer than 2^32 pixels
+// waits on it, so its chain of dependent steps is kept short: one barrier for every sum the
+// options need, then the scan, and no integer division (the clip spread's quotients come from a
+// table). Frames have fewer than 2^32 pixels
 // (DeviceEqualizer refuses larger ones with options), so every count, Q30 fraction and sum of
 // them fits 32 bits, and the sums and the scan run on 32-bit words.
 
@@ -80,6 +81,48 @@ __device__ __forceinline__ int band_sum(int difference) {
   return difference;
 }
 
+// clip_spread's step and clipped_bin's index / step for 256 bins, by table: for a residual r
+// (1..255), step = 256 / r and reciprocal = ceil(2^16 / step), with which
+// (v * reciprocal) >> 16 == v / step for every level v (checked below for all of them).
+struct ClipStep {
+  unsigned step = 1;
+  unsigned reciprocal = 1u << 16;
+};
+struct ClipSteps {
+  ClipStep of[kLevels];
+};
+
+constexpr ClipSteps make_clip_steps() {
+  ClipSteps steps{};
+  for (unsigned r = 1; r < kLevels; ++r) {
+    const unsigned step = kLevels / r;
+    steps.of[r] = {step, ((1u << 16) + step - 1) / step};
+  }
+  return steps;
+}
+
+constexpr bool clip_steps_divide_exactly() {
+  const ClipSteps steps = make_clip_steps();
+  for (unsigned r = 1; r < kLevels; ++r)
+    for (unsigned v = 0; v < kLevels; ++v)
+      if ((v * steps.of[r].reciprocal) >> 16 != v / steps.of[r].step) return false;
+  return true;
+}
+static_assert(clip_steps_divide_exactly(), "a clip step's reciprocal must divide every level");
+
+__constant__ const ClipSteps kClipSteps = make_clip_steps();
+
+// clipped_bin(count, v, clip_spread(ceiling, excess, 256)), the same value without a division.
+__device__ __forceinline__ unsigned clipped_level_bin(unsigned count, unsigned v, unsigned ceiling,
+                                                      unsigned excess) {
+  const unsigned batch = excess / kLevels;
+  const unsigned residual = excess % kLevels;
+  const ClipStep step = kClipSteps.of[residual];
+  const unsigned quotient = (v * step.reciprocal) >> 16;
+  const bool one_more = residual && quotient * step.step == v && quotient < residual;
+  return (count < ceiling ? count : ceiling) + batch + (one_more ? 1u : 0u);
+}
+
 // lut[t] for bin t of a frame of `pixels` pixels whose bin t holds `count`, after
 // start_block_tone; `scale` is bin_scale(pixels), taken on the host. Whether the source of the LUT
 // is the frame's counts or the smoothed histogram is known only once the scene distance is summed,
@@ -127,8 +170,7 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
       excess = sums[2];
     }
   }
-  if (params.clip_limit)
-    source = unsigned(clipped_bin(source, t, clip_spread(ceiling, excess, kLevels)));
+  if (params.clip_limit) source = clipped_level_bin(source, unsigned(t), ceiling, excess);
   unsigned cdf = 0;
   unsigned total = 0;
   BlockToneScratch::BlockScan(scratch.scan).InclusiveSum(source, cdf, total);
