@@ -10,9 +10,9 @@
 // It runs between the kernel's grid barrier and its mapping, where every thread of the GPU
 // waits on it, so its chain of dependent steps is kept short: one barrier for every sum the
 // options need, then the scan, and no integer division (the clip spread's quotients come from a
-// table). Frames have fewer than 2^32 pixels
-// (DeviceEqualizer refuses larger ones with options), so every count, Q30 fraction and sum of
-// them fits 32 bits, and the sums and the scan run on 32-bit words.
+// table). Frames have fewer than 2^32 pixels (DeviceEqualizer refuses larger ones with
+// options), so every count, Q30 fraction and sum of them fits 32 bits, and the sums and the scan
+// run on 32-bit words.
 
 #include <cstdint>
 
