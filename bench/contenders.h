@@ -33,6 +33,9 @@ struct DeviceContender {
   bool detail = false;
   // The bytes it must produce when they are not the classic mapping's (options on).
   std::function<std::vector<std::uint8_t>(const HostFrame &frame)> reference;
+  // Optional, untimed, before a test frame's verification: one frame `src` in place, for a
+  // contender whose state follows the stream (a history) to take the test frame's.
+  std::function<void(std::uint8_t *src, cudaStream_t stream)> prime;
 };
 
 struct EndToEndContender {

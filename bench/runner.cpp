@@ -40,6 +40,7 @@ void measure_device_or_throw(const DeviceContender &contender, const DevicePlane
   // Call-by-call launches go where the contender launches (the seed: the legacy stream); graph
   // capture needs the harness's stream.
   cudaStream_t launch_stream = contender.legacy_default_stream ? nullptr : harness_stream;
+  if (contender.prime) contender.prime(planes.src(0), launch_stream);
   // Checked before the timings and again after them: state a contender keeps between frames
   // (or a graph replay) must not change its output.
   std::string check = verify_one(contender, planes, test, launch_stream);
