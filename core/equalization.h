@@ -21,6 +21,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "host_device.h"
 
@@ -39,8 +40,15 @@ HISTEQ_HOST_DEVICE constexpr OutputRange limited_range(int bits) {
   return {16u << (bits - 8), 235u << (bits - 8)};
 }
 
-HISTEQ_HOST_DEVICE inline std::uint32_t equalized_level(std::uint32_t level, std::uint64_t cdf,
-                                                        std::uint64_t cdf_min, std::uint64_t total,
+// Count: the word the counts are taken in. Where a frame's counts are known to fit 32 bits they
+// may be taken in 32-bit words (equalized_level<std::uint32_t>): they convert to the same floats,
+// and the GPU converts 32-bit words in fewer steps. std::common_type_t keeps the counts out of
+// deduction, so a caller that names no Count passes 64-bit words whatever its arguments' types.
+template <typename Count = std::uint64_t>
+HISTEQ_HOST_DEVICE inline std::uint32_t equalized_level(std::uint32_t level,
+                                                        std::common_type_t<Count> cdf,
+                                                        std::common_type_t<Count> cdf_min,
+                                                        std::common_type_t<Count> total,
                                                         OutputRange range) {
   if (total == cdf_min) return level;
   if (cdf < cdf_min) return range.lo;

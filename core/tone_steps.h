@@ -121,9 +121,9 @@ HISTEQ_HOST_DEVICE inline std::uint64_t clipped_bin(std::uint64_t count, int v,
 
 HISTEQ_HOST_DEVICE inline std::uint32_t blended_level(std::uint32_t v, std::uint32_t level,
                                                       std::uint32_t strength) {
-  return std::uint32_t(
-      (std::uint64_t(v) * (kQ16One - strength) + std::uint64_t(level) * strength + kQ16One / 2) >>
-      16);
+  // 2^16 times a weighted mean of two levels below 2^16 (strength <= kQ16One), plus a half:
+  // below 2^32.
+  return (v * (kQ16One - strength) + level * strength + kQ16One / 2) >> 16;
 }
 
 }  // namespace histeq

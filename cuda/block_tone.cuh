@@ -178,7 +178,8 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
   if (source && cdf == source) scratch.cdf_min = cdf;
   __syncthreads();
   const unsigned cdf_min = total ? scratch.cdf_min : 0u;
-  const std::uint32_t level = equalized_level(std::uint32_t(t), cdf, cdf_min, total, range);
+  const std::uint32_t level =
+      equalized_level<std::uint32_t>(std::uint32_t(t), cdf, cdf_min, total, range);
   lut[t] = blended_level(std::uint32_t(t), level, params.strength);
   if (writer) d_lut[t] = std::uint8_t(lut[t]);
   __syncthreads();

@@ -168,6 +168,41 @@ TEST(ToneMap, StrengthBlendsWithIdentity) {
   }
 }
 
+TEST(ToneSteps, BlendedLevelIsTheWideRoundedBlendAtEveryDepth) {
+  // 32-bit words must hold the blend of 16-bit levels at every strength: compare with the
+  // blend in 64-bit words, at the extremes and over random levels.
+  const auto wide = [](std::uint64_t v, std::uint64_t level, std::uint64_t strength) {
+    return std::uint32_t((v * (kQ16One - strength) + level * strength + kQ16One / 2) >> 16);
+  };
+  std::mt19937 random(30);
+  for (std::uint32_t strength : {0u, 1u, 32768u, 65535u, kQ16One}) {
+    for (std::uint32_t v : {0u, 1u, 255u, 65534u, 65535u})
+      for (std::uint32_t level : {0u, 1u, 255u, 65534u, 65535u})
+        ASSERT_EQ(blended_level(v, level, strength), wide(v, level, strength))
+            << v << " " << level << " " << strength;
+  }
+  for (int i = 0; i < 1000000; ++i) {
+    const std::uint32_t v = random() % 65536, level = random() % 65536;
+    const std::uint32_t strength = random() % (kQ16One + 1);
+    ASSERT_EQ(blended_level(v, level, strength), wide(v, level, strength))
+        << v << " " << level << " " << strength;
+  }
+}
+
+TEST(ToneSteps, EqualizedLevelIsTheSameIn32BitWords) {
+  std::mt19937 random(31);
+  for (int i = 0; i < 1000000; ++i) {
+    const std::uint32_t total = random() % 0x7fffffffu + 1;
+    const std::uint32_t cdf_min = random() % total + 1;
+    const std::uint32_t cdf = random() % total + 1;
+    const std::uint32_t v = random() % 256;
+    const OutputRange range = i % 2 ? full_range(8) : limited_range(8);
+    ASSERT_EQ(equalized_level<std::uint32_t>(v, cdf, cdf_min, total, range),
+              equalized_level(v, cdf, cdf_min, total, range))
+        << cdf << " " << cdf_min << " " << total;
+  }
+}
+
 TEST(ToneSteps, NormalizedBinIsTheQuotientWithinOneUnit) {
   std::mt19937_64 random(20);
   for (int i = 0; i < 100000; ++i) {
