@@ -74,7 +74,7 @@ std::vector<std::uint8_t> packed_frame(const std::vector<std::uint8_t> &luma, in
       p[0] = luma[i];
       continue;
     }
-    const int tint = int(i * 2654435761u >> 27) - 16;
+    const int tint = int(std::uint32_t(i) * 2654435761u >> 27) - 16;
     p[0] = std::uint8_t(std::clamp(luma[i] + tint, 0, 255));
     p[1] = std::uint8_t(std::clamp(luma[i] - tint / 2, 0, 255));
     p[2] = std::uint8_t(std::clamp(luma[i] + tint / 3, 0, 255));
