@@ -22,43 +22,52 @@ void clear(std::vector<std::uint64_t> &histogram, SampleLayout layout) {
   histogram.assign(layout.levels(), 0);
 }
 
+// Packed RGB's luma is counted into `luma` and mapped from it (RgbLuma); the other layouts
+// count and map their own samples.
+struct RgbLuma {
+  std::uint8_t *data;
+  std::ptrdiff_t stride;
+};
+
 void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
-                LumaHistogram8 &histogram) {
+                LumaHistogram8 &histogram, RgbLuma) {
   accumulate_histogram(ConstLumaPlane8{plane.data, plane.width, plane.height, plane.stride}, begin,
                        end, histogram);
 }
 
 void count_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout layout,
-                std::vector<std::uint64_t> &histogram) {
+                std::vector<std::uint64_t> &histogram, RgbLuma) {
   accumulate_histogram(ConstLumaPlane16{plane.data, plane.width, plane.height, plane.stride}, begin,
                        end, layout, histogram.data());
 }
 
 void count_rows(const PackedYuvView &frame, int begin, int end, SampleLayout,
-                LumaHistogram8 &histogram) {
+                LumaHistogram8 &histogram, RgbLuma) {
   accumulate_histogram(frame, begin, end, histogram);
 }
 
-void count_rows(const RgbView &frame, int begin, int end, SampleLayout, LumaHistogram8 &histogram) {
-  accumulate_histogram(frame, begin, end, histogram);
+void count_rows(const RgbView &frame, int begin, int end, SampleLayout, LumaHistogram8 &histogram,
+                RgbLuma luma) {
+  accumulate_histogram(frame, begin, end, histogram, luma.data, luma.stride);
 }
 
-void map_rows(const PackedYuvView &frame, int begin, int end, SampleLayout,
-              const std::uint8_t *lut) {
+void map_rows(const PackedYuvView &frame, int begin, int end, SampleLayout, const std::uint8_t *lut,
+              RgbLuma) {
   apply_lut(frame, begin, end, lut);
 }
 
-void map_rows(const RgbView &frame, int begin, int end, SampleLayout, const std::uint8_t *lut) {
-  apply_lut(frame, begin, end, lut);
+void map_rows(const RgbView &frame, int begin, int end, SampleLayout, const std::uint8_t *lut,
+              RgbLuma luma) {
+  apply_lut(frame, begin, end, lut, luma.data, luma.stride);
 }
 
 void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
-              const std::uint8_t *lut) {
+              const std::uint8_t *lut, RgbLuma) {
   apply_lut(plane, begin, end, lut);
 }
 
 void map_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout layout,
-              const std::int32_t *lut) {
+              const std::int32_t *lut, RgbLuma) {
   apply_lut(plane, begin, end, layout, lut);
 }
 
@@ -113,11 +122,13 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
     return lut_;
   }
   const unsigned bands = bands_for(frame.pixels(), frame.height);
+  if constexpr (std::is_same_v<View, RgbView>) rgb_luma_.resize(std::size_t(frame.pixels()));
+  const RgbLuma rgb_luma{rgb_luma_.data(), std::ptrdiff_t(frame.width)};
   for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
   pool_->run(
       bands, frame.height,
       [&](unsigned thread, int begin, int end) {
-        count_rows(frame, begin, end, layout_, band_histograms_[thread]);
+        count_rows(frame, begin, end, layout_, band_histograms_[thread], rgb_luma);
       },
       RowPool::Then::kAnotherRun);
   clear(histogram_, layout_);
@@ -133,9 +144,9 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   if constexpr (!kBytes) wide_lut_.assign(lut_.begin(), lut_.end());
   pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
     if constexpr (kBytes) {
-      map_rows(frame, begin, end, layout_, lut_.data());
+      map_rows(frame, begin, end, layout_, lut_.data(), rgb_luma);
     } else {
-      map_rows(frame, begin, end, layout_, wide_lut_.data());
+      map_rows(frame, begin, end, layout_, wide_lut_.data(), rgb_luma);
     }
   });
   return lut_;

@@ -91,7 +91,7 @@ class BasicCpuEqualizer {
   std::vector<std::int32_t> wide_lut_;  // words: lut_ widened for the SIMD map's gathers
   ClaheTiles tiles_;
   std::vector<std::uint64_t> tile_frame_histogram_;
-  // Packed RGB under CLAHE: the frame's luma and its mapped luma.
+  // Packed RGB: the frame's luma, and under CLAHE its mapped luma.
   std::vector<std::uint8_t> rgb_luma_, rgb_mapped_;
   bool restarted_ = false;
   Mode mode_ = Mode::kGlobal;  // of the frame before

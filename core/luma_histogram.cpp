@@ -52,24 +52,22 @@ struct SubHistograms {
   }
 };
 
-}  // namespace
-
-void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
-                          LumaHistogram8 &histogram) {
+// Counts rows [row_begin, row_end) of `width` bytes each, row y at row_of(y).
+template <typename RowOf>
+void accumulate_rows(int row_begin, int row_end, int width, LumaHistogram8 &histogram,
+                     RowOf row_of) {
   SubHistograms sub{};
   std::uint64_t pending = 0;
   for (int y = row_begin; y < row_end; ++y) {
-    if (pending + std::uint64_t(plane.width) > kFlushPixels) {
+    if (pending + std::uint64_t(width) > kFlushPixels) {
       sub.flush_into(histogram);
       pending = 0;
     }
-    sub.count_row(plane.row(y), plane.width);
-    pending += std::uint64_t(plane.width);
+    sub.count_row(row_of(y), width);
+    pending += std::uint64_t(width);
   }
   sub.flush_into(histogram);
 }
-
-namespace {
 
 // Rows whose luma is not contiguous: `gather(row, x, n, out)` writes the luma of pixels
 // [x, x + n) of a row into `out`, which is counted as a contiguous run.
@@ -97,6 +95,11 @@ void accumulate_gathered(int row_begin, int row_end, int width, LumaHistogram8 &
 
 }  // namespace
 
+void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
+                          LumaHistogram8 &histogram) {
+  accumulate_rows(row_begin, row_end, plane.width, histogram, [&](int y) { return plane.row(y); });
+}
+
 void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,
                           LumaHistogram8 &histogram) {
   accumulate_gathered(
@@ -105,10 +108,13 @@ void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end
 }
 
 void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
-                          LumaHistogram8 &histogram) {
-  accumulate_gathered(
-      row_begin, row_end, frame.width, histogram,
-      [&](int y, int x, int n, std::uint8_t *luma) { gather_luma(frame, y, x, n, luma); });
+                          LumaHistogram8 &histogram, std::uint8_t *luma,
+                          std::ptrdiff_t luma_stride) {
+  accumulate_rows(row_begin, row_end, frame.width, histogram, [&](int y) {
+    std::uint8_t *row = luma + y * luma_stride;
+    gather_luma(frame, y, 0, frame.width, row);
+    return row;
+  });
 }
 
 void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "packed_views.h"
@@ -22,11 +23,15 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
 
 LumaHistogram8 luma_histogram(ConstLumaPlane8 plane);
 
-// The same for the luma bytes of packed 4:2:2 YUV and for the luma of packed RGB.
+// The same for the luma bytes of packed 4:2:2 YUV.
 void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,
                           LumaHistogram8 &histogram);
+
+// The same for the luma of packed RGB, which is also written to `luma` (the luma of row y at
+// luma + y * luma_stride, as gather_luma gives it), for the map to read back.
 void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
-                          LumaHistogram8 &histogram);
+                          LumaHistogram8 &histogram, std::uint8_t *luma,
+                          std::ptrdiff_t luma_stride);
 
 // Adds the levels of rows [row_begin, row_end) of a plane of 16-bit words to `histogram`
 // (layout.levels() bins).

@@ -35,12 +35,23 @@ HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT
   return mapped;
 }
 
+// HISTEQ_BYTE_PERMUTES: whether this target has AVX-512 VBMI's permutes of the bytes of a
+// whole 512-bit vector, which the files that include this one may also name.
+#undef HISTEQ_BYTE_PERMUTES
 #if HWY_TARGET == HWY_AVX3_DL || (defined(HWY_AVX3_ZEN4) && HWY_TARGET == HWY_AVX3_ZEN4) || \
     (defined(HWY_AVX3_SPR) && HWY_TARGET == HWY_AVX3_SPR)
+#define HISTEQ_BYTE_PERMUTES 1
+#else
+#define HISTEQ_BYTE_PERMUTES 0
+#endif
+
+#if HISTEQ_BYTE_PERMUTES
 // With AVX-512 VBMI one permute looks a byte up in 128 (VPERMI2B uses its index's low seven
 // bits): two of them cover the LUT's halves and the sample's top bit picks between them, three
 // instructions where the shuffles above take about fifty. Highway 1.0 has no byte-lane
 // TableLookupLanes that would say this portably, so the permutes are named here.
+constexpr bool kLookUpIsPermute = true;
+
 HWY_INLINE hn::Vec512<std::uint8_t> LookUp(hn::Full512<std::uint8_t> d, hn::Vec512<std::uint8_t> v,
                                            const std::uint8_t *HWY_RESTRICT lut) {
   const __m512i low = hn::LoadU(d, lut).raw;
@@ -52,6 +63,8 @@ HWY_INLINE hn::Vec512<std::uint8_t> LookUp(hn::Full512<std::uint8_t> d, hn::Vec5
   return hn::Vec512<std::uint8_t>{
       _mm512_mask_blend_epi8(_mm512_movepi8_mask(v.raw), from_low, from_high)};
 }
+#else
+constexpr bool kLookUpIsPermute = false;
 #endif
 
 }  // namespace HWY_NAMESPACE

@@ -2,13 +2,15 @@
 // Packed frames on the widest SIMD target the CPU has (Highway's dynamic dispatch), and their
 // scalar references. Packed YUV: luma bytes deinterleaved, looked up and interleaved back.
 // Packed RGB: rgb.h's rule in 32-bit lanes, one pixel a lane; 4-byte pixels are read as words
-// and their channels shifted out, 3-byte pixels deinterleaved. rgb.h's two divisions are
-// gathers from its tables where one LUT serves the frame, and divided in the lanes where each
-// pixel has its own mapping (CLAHE).
+// and their channels shifted out, 3-byte pixels deinterleaved (or, with AVX-512 VBMI, permuted
+// into words). Where one LUT serves the frame, the gain comes from rgb.h's table by the luma the
+// count wrote, and the headroom is divided in the lanes for steps where a pixel would clip. Where
+// each pixel has its own mapping (CLAHE), both are divided in the lanes.
 #include "packed_map.h"
 
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "packed_map.cpp"
@@ -101,6 +103,60 @@ HWY_INLINE void StoreWords(D32 d32, V32 words, std::uint8_t *p) {
 #endif
 }
 
+#if HISTEQ_BYTE_PERMUTES
+// Four steps of 3-byte pixels (64 pixels: three vectors of bytes) as four vectors of the words
+// of 4-byte pixels whose fourth byte is 0, and back, each vector by one permute of the bytes of
+// two. Whole vectors are read and written, so no store overlaps a later load, which would stall
+// its forwarding.
+static_assert(HWY_LANES(std::uint32_t) == 16, "a step is 16 pixels");
+constexpr int kRgb3GroupPixels = 64;
+
+struct Rgb3Permutes {
+  alignas(64) std::uint8_t to_words[4][64];  // from byte vectors first_of[k] and the next
+  alignas(64) std::uint8_t to_bytes[3][64];  // from word vectors v and v + 1
+  int first_of[4];
+};
+
+constexpr Rgb3Permutes make_rgb3_permutes() {
+  Rgb3Permutes permutes{};
+  for (int k = 0; k < 4; ++k) {
+    permutes.first_of[k] = (48 * k) / 64;
+    for (int i = 0; i < 64; ++i) {
+      const int byte = 3 * (16 * k + i / 4) + i % 4;
+      permutes.to_words[k][i] = std::uint8_t(i % 4 == 3 ? 0 : byte - 64 * permutes.first_of[k]);
+    }
+  }
+  for (int v = 0; v < 3; ++v) {
+    for (int j = 0; j < 64; ++j) {
+      const int byte = 64 * v + j, pixel = byte / 3;
+      permutes.to_bytes[v][j] = std::uint8_t(64 * (pixel / 16 - v) + 4 * (pixel % 16) + byte % 3);
+    }
+  }
+  return permutes;
+}
+
+constexpr Rgb3Permutes kRgb3Permutes = make_rgb3_permutes();
+
+HWY_INLINE void LoadRgb3Group(const std::uint8_t *p, V32 (&words)[4]) {
+  const __m512i bytes[4] = {_mm512_loadu_si512(p), _mm512_loadu_si512(p + 64),
+                            _mm512_loadu_si512(p + 128), _mm512_setzero_si512()};
+  for (int k = 0; k < 4; ++k) {
+    const int first = kRgb3Permutes.first_of[k];
+    words[k] = V32{_mm512_maskz_permutex2var_epi8(0x7777777777777777ull, bytes[first],
+                                                  _mm512_load_si512(kRgb3Permutes.to_words[k]),
+                                                  bytes[first + 1])};
+  }
+}
+
+HWY_INLINE void StoreRgb3Group(const V32 (&words)[4], std::uint8_t *p) {
+  for (int v = 0; v < 3; ++v) {
+    _mm512_storeu_si512(p + 64 * v, _mm512_permutex2var_epi8(
+                                        words[v].raw, _mm512_load_si512(kRgb3Permutes.to_bytes[v]),
+                                        words[v + 1].raw));
+  }
+}
+#endif
+
 HWY_INLINE V32 ByteOf(V32 words, int byte) {
   return hn::And(hn::ShiftRightSame(words, 8 * byte), hn::Set(D32(), 0xFFu));
 }
@@ -136,40 +192,72 @@ HWY_INLINE void StoreBytes(V32 v, std::uint8_t *out) {
   hn::StoreU(hn::DemoteTo(d8, hn::BitCast(di32, v)), d8, out);
 }
 
-void GatherRgbLuma(const RgbView &frame, int y, int x, int n, std::uint8_t *luma) {
+#if HWY_TARGET != HWY_SCALAR
+// rgb_luma of a step of 4-byte pixels from their words: bytes 0 and 2 of each word, then bytes 1
+// and 3, as pairs of 16-bit lanes, each pair multiplied by its bytes' weights (the fourth byte's
+// 0) and summed into the word's lane. The weights are below 2^15, so the products and their sums
+// are those of rgb_luma, exactly.
+HWY_INLINE V32 LumaOfWords(V32 words, V32 even_weights, V32 odd_weights) {
   const D32 d32;
+  const hn::Repartition<std::int16_t, D32> d16;
+  const hn::RebindToSigned<D32> di32;
+  const V32 bytes = hn::Set(d32, 0x00FF00FFu);
+  const auto pairs = [&](V32 v, V32 weights, hn::Vec<decltype(di32)> sum) {
+    auto unused = hn::Zero(di32);
+    sum = hn::ReorderWidenMulAccumulate(di32, hn::BitCast(d16, v), hn::BitCast(d16, weights), sum,
+                                        unused);
+    return hn::RearrangeToOddPlusEven(sum, unused);
+  };
+  const auto even = pairs(hn::And(words, bytes), even_weights, hn::Zero(di32));
+  const auto all = pairs(hn::And(hn::ShiftRight<8>(words), bytes), odd_weights, even);
+  return hn::ShiftRight<15>(hn::Add(hn::BitCast(d32, all), hn::Set(d32, kLumaOne / 2)));
+}
+
+// The Q15 weight of each byte of a 4-byte pixel, bytes 0 and 2 (`even`) and bytes 1 and 3, as
+// LumaOfWords takes them.
+struct WordWeights {
+  std::uint32_t even;
+  std::uint32_t odd;
+};
+
+HWY_INLINE WordWeights word_weights(const RgbView &frame) {
+  std::uint32_t of_byte[4] = {0, 0, 0, 0};
+  of_byte[frame.red] = frame.matrix.red;
+  of_byte[frame.green] = frame.matrix.green;
+  of_byte[frame.blue] = frame.matrix.blue;
+  return {of_byte[0] | of_byte[2] << 16, of_byte[1] | of_byte[3] << 16};
+}
+#endif
+
+void GatherRgbLuma(const RgbView &frame, int y, int x, int n, std::uint8_t *luma) {
   const std::uint8_t *p = frame.row(y) + frame.pixel_bytes * std::ptrdiff_t(x);
-  const int lanes = step_of(d32, n);
   int i = 0;
-  for (; i + lanes <= n; i += lanes) {
-    V32 words;
-    const Channels c = frame.pixel_bytes == 4 ? Load4(frame, p + 4 * std::ptrdiff_t(i), words)
-                                              : Load3(frame, p + 3 * std::ptrdiff_t(i));
-    StoreBytes(Luma(c, frame.matrix), luma + i);
+  // The scalar target takes no steps (step_of), and has no 16-bit halves of a lane.
+#if HWY_TARGET != HWY_SCALAR
+  const D32 d32;
+  const int lanes = step_of(d32, n);
+  const WordWeights weights = word_weights(frame);
+  const V32 even = hn::Set(d32, weights.even), odd = hn::Set(d32, weights.odd);
+  if (frame.pixel_bytes == 4) {
+    for (; i + lanes <= n; i += lanes)
+      StoreBytes(LumaOfWords(LoadWords(d32, p + 4 * std::ptrdiff_t(i)), even, odd), luma + i);
+  } else {
+#if HISTEQ_BYTE_PERMUTES
+    for (; i + kRgb3GroupPixels <= n; i += kRgb3GroupPixels) {
+      V32 words[4];
+      LoadRgb3Group(p + 3 * std::ptrdiff_t(i), words);
+      for (int k = 0; k < 4; ++k)
+        StoreBytes(LumaOfWords(words[k], even, odd), luma + i + lanes * k);
+    }
+#endif
+    for (; i + lanes <= n; i += lanes)
+      StoreBytes(Luma(Load3(frame, p + 3 * std::ptrdiff_t(i)), frame.matrix), luma + i);
   }
+#endif
   for (; i < n; ++i) {
     const std::uint8_t *q = p + frame.pixel_bytes * std::ptrdiff_t(i);
     luma[i] = std::uint8_t(rgb_luma(q[frame.red], q[frame.green], q[frame.blue], frame.matrix));
   }
-}
-
-// rgb_map_pixel on a step of pixels.
-HWY_INLINE Channels MapChannels(const Channels &c, LumaMatrix m, std::uint32_t lift,
-                                const RgbGainTables &tables) {
-  const D32 d;
-  const hn::RebindToSigned<D32> di;
-  const V32 luma = Luma(c, m);
-  const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
-  const V32 gain = hn::GatherIndex(d, tables.gain, hn::BitCast(di, luma));
-  const V32 headroom = hn::GatherIndex(d, tables.headroom, hn::BitCast(di, largest));
-  const V32 applied = hn::Min(gain, headroom);
-  const auto black = hn::Eq(luma, hn::Zero(d));
-  const auto map = [&](V32 channel) {
-    const V32 scaled = hn::ShiftRight<16>(hn::Add(hn::Mul(channel, applied), hn::Set(d, 1u << 15)));
-    const V32 lifted = hn::Min(hn::Add(channel, hn::Set(d, lift)), hn::Set(d, 255u));
-    return hn::IfThenElse(black, lifted, scaled);
-  };
-  return Channels{map(c.r), map(c.g), map(c.b)};
 }
 
 // floor(n / d) for n < 2^24 and 1 <= d <= 255, exactly and without a table: n and d are exact
@@ -181,6 +269,30 @@ HWY_INLINE V32 DivideExactly(V32 n, V32 d) {
   const hn::Rebind<float, D32> df;
   const auto to_float = [&](V32 v) { return hn::ConvertTo(df, hn::BitCast(di, v)); };
   return hn::BitCast(D32(), hn::ConvertTo(di, hn::Div(to_float(n), to_float(d))));
+}
+
+// rgb_scale_pixel on a step of pixels of luma `luma` whose gain (rgb_gain) is `gain`, with black
+// lifted by `lift`. A pixel clips where gain * largest > 255 << 16 (at most 255 * 255 << 16,
+// within 32 bits): the gain passes its headroom (rgb_headroom is that quotient's floor). Few
+// steps hold such a pixel or a black one, so the headroom is divided and the lift applied only
+// in those.
+HWY_INLINE Channels MapChannels(const Channels &c, V32 luma, V32 gain, std::uint32_t lift) {
+  const D32 d;
+  const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
+  const auto clips = hn::Gt(hn::Mul(gain, largest), hn::Set(d, 255u << 16));
+  const V32 applied =
+      hn::AllFalse(d, clips)
+          ? gain
+          : hn::Min(gain, DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, hn::Set(d, 1u))));
+  const auto black = hn::Eq(luma, hn::Zero(d));
+  const bool any_black = !hn::AllFalse(d, black);
+  const auto map = [&](V32 channel) {
+    const V32 scaled = hn::ShiftRight<16>(hn::Add(hn::Mul(channel, applied), hn::Set(d, 1u << 15)));
+    if (!any_black) return scaled;
+    const V32 lifted = hn::Min(hn::Add(channel, hn::Set(d, lift)), hn::Set(d, 255u));
+    return hn::IfThenElse(black, lifted, scaled);
+  };
+  return Channels{map(c.r), map(c.g), map(c.b)};
 }
 
 // rgb_scale_pixel on a step of pixels of luma `luma` that maps to `mapped`, with rgb_gain and
@@ -207,7 +319,9 @@ HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
 // channels of pixels x, x + 1, ...) and the pixels past the last whole step through `pixel`
 // (pixel(r, g, b, x), in place); the fourth byte of 4-byte pixels is kept.
 template <class Step, class Pixel>
-HWY_INLINE void ForEachRgbStep(const RgbView &frame, int y, const Step &step, const Pixel &pixel) {
+HWY_INLINE void ForEachRgbStep(const RgbView &view, int y, const Step &step, const Pixel &pixel) {
+  // A copy the row's stores cannot alias, so its channel positions stay in registers.
+  const RgbView frame = view;
   const D32 d32;
   const int lanes = step_of(d32, frame.width);
   std::uint8_t *p = frame.row(y);
@@ -226,6 +340,23 @@ HWY_INLINE void ForEachRgbStep(const RgbView &frame, int y, const Step &step, co
       StoreWords(d32, packed, q);
     }
   } else {
+#if HISTEQ_BYTE_PERMUTES
+    for (; x + kRgb3GroupPixels <= frame.width; x += kRgb3GroupPixels) {
+      std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
+      V32 words[4];
+      LoadRgb3Group(q, words);
+      for (int k = 0; k < 4; ++k) {
+        const Channels out =
+            step(Channels{ByteOf(words[k], frame.red), ByteOf(words[k], frame.green),
+                          ByteOf(words[k], frame.blue)},
+                 x + lanes * k);
+        words[k] = hn::Or(hn::ShiftLeftSame(out.r, 8 * frame.red),
+                          hn::Or(hn::ShiftLeftSame(out.g, 8 * frame.green),
+                                 hn::ShiftLeftSame(out.b, 8 * frame.blue)));
+      }
+      StoreRgb3Group(words, q);
+    }
+#endif
     const hn::Rebind<std::uint8_t, D32> d8;
     const hn::RebindToSigned<D32> di32;
     for (; x + lanes <= frame.width; x += lanes) {
@@ -247,17 +378,63 @@ HWY_INLINE void ForEachRgbStep(const RgbView &frame, int y, const Step &step, co
   }
 }
 
-// One table serves the whole frame: its two divisions are gathers.
+// rgb.h's gains (below 2^24) as three tables of their bytes, for LookUp.
+struct GainBytes {
+  std::uint8_t of[3][256];
+};
+
+// One table serves the whole frame. Each row's gains are looked up by its luma: where LookUp is
+// a byte permute, as their three bytes, a vector of pixels at a time, into `gain_bytes` (three
+// rows of the frame's width), and put together in the lanes: three permutes per 64 pixels
+// against a gather of 16 lanes per 16; elsewhere gathered.
 void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
-                const std::uint8_t *HWY_RESTRICT lut) {
+                const std::uint8_t *HWY_RESTRICT lut, const std::uint8_t *HWY_RESTRICT luma,
+                std::ptrdiff_t luma_stride) {
+  const D8 d8;
+  const D32 d32;
+  const hn::Rebind<std::uint8_t, D32> d8_32;
+  const hn::RebindToSigned<D32> di32;
   const RgbGainTables tables = rgb_gain_tables(lut);
   const std::uint32_t lift = lut[0];
+  GainBytes bytes{};
+  std::vector<std::uint8_t> gain_bytes;
+  if constexpr (kLookUpIsPermute) {
+    for (int v = 0; v < 256; ++v)
+      for (int b = 0; b < 3; ++b) bytes.of[b][v] = std::uint8_t(tables.gain[v] >> (8 * b));
+    gain_bytes.resize(3 * std::size_t(frame.width));
+  }
+  const auto gain_byte = [&](int b) { return gain_bytes.data() + b * std::size_t(frame.width); };
+  const int lanes = int(hn::Lanes(d8));
   for (int y = row_begin; y < row_end; ++y) {
+    const std::uint8_t *row_luma = luma + y * luma_stride;
+    if constexpr (kLookUpIsPermute) {
+      int x = 0;
+      for (; x + lanes <= frame.width; x += lanes) {
+        const hn::Vec<D8> levels = hn::LoadU(d8, row_luma + x);
+        for (int b = 0; b < 3; ++b)
+          hn::StoreU(LookUp(d8, levels, bytes.of[b]), d8, gain_byte(b) + x);
+      }
+      for (; x < frame.width; ++x)
+        for (int b = 0; b < 3; ++b) gain_byte(b)[x] = bytes.of[b][row_luma[x]];
+    }
     ForEachRgbStep(
         frame, y,
-        [&](const Channels &c, int) { return MapChannels(c, frame.matrix, lift, tables); },
-        [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int) {
-          rgb_map_pixel(r, g, b, frame.matrix, lut, tables);
+        [&](const Channels &c, int x) {
+          const V32 levels = hn::PromoteTo(d32, hn::LoadU(d8_32, row_luma + x));
+          V32 gain;
+          if constexpr (kLookUpIsPermute) {
+            const auto byte = [&](int b) {
+              return hn::PromoteTo(d32, hn::LoadU(d8_32, gain_byte(b) + x));
+            };
+            gain = hn::Or(byte(0), hn::Or(hn::ShiftLeft<8>(byte(1)), hn::ShiftLeft<16>(byte(2))));
+          } else {
+            gain = hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
+          }
+          return MapChannels(c, levels, gain, lift);
+        },
+        [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
+          const std::uint8_t level = row_luma[x];
+          rgb_scale_pixel(r, g, b, level, lut[level], tables.gain[level], tables);
         });
   }
 }
@@ -322,8 +499,9 @@ void apply_lut_scalar(const PackedYuvView &frame, int row_begin, int row_end,
   }
 }
 
-void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut) {
-  HWY_DYNAMIC_DISPATCH(MapRgbRows)(frame, row_begin, row_end, lut);
+void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut,
+               const std::uint8_t *luma, std::ptrdiff_t luma_stride) {
+  HWY_DYNAMIC_DISPATCH(MapRgbRows)(frame, row_begin, row_end, lut, luma, luma_stride);
 }
 
 void apply_lut_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut) {

@@ -22,8 +22,10 @@ void apply_lut(const PackedYuvView &frame, int row_begin, int row_end, const std
 void apply_lut_scalar(const PackedYuvView &frame, int row_begin, int row_end,
                       const std::uint8_t *lut);
 // R, G and B of packed RGB scaled by rgb.h's rule for this LUT of their luma; the fourth byte
-// untouched.
-void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut);
+// untouched. The SIMD map reads each pixel's luma back from `luma` (row y at
+// luma + y * luma_stride, as gather_luma wrote it); the scalar reference computes it.
+void apply_lut(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut,
+               const std::uint8_t *luma, std::ptrdiff_t luma_stride);
 void apply_lut_scalar(const RgbView &frame, int row_begin, int row_end, const std::uint8_t *lut);
 // R, G and B of each pixel of rows [row_begin, row_end) scaled by rgb.h's rule from its luma to
 // its mapped luma, given at luma[y * stride + x] and mapped[y * stride + x] (CLAHE, where each

@@ -171,11 +171,14 @@ TEST(PackedRgbSimd, EveryTargetEqualsTheScalarReference) {
           std::vector<std::uint8_t> reference = frame;
           const histeq::RgbView view{frame.data(), width,   height, stride, l.pixel_bytes,
                                      l.red,        l.green, l.blue, matrix};
-          std::vector<std::uint8_t> luma(width, 0), expected(width, 0);
-          histeq::gather_luma(view, 2, 0, width, luma.data());
-          histeq::gather_luma_scalar(view, 2, 0, width, expected.data());
+          // The map reads back the luma that the count gathered, row by row.
+          std::vector<std::uint8_t> luma(std::size_t(width) * height, 0), expected = luma;
+          for (int y = 0; y < height; ++y) {
+            histeq::gather_luma(view, y, 0, width, &luma[std::size_t(y) * width]);
+            histeq::gather_luma_scalar(view, y, 0, width, &expected[std::size_t(y) * width]);
+          }
           ASSERT_EQ(luma, expected) << "width " << width;
-          histeq::apply_lut(view, 0, height, lut.data());
+          histeq::apply_lut(view, 0, height, lut.data(), luma.data(), width);
           histeq::RgbView reference_view = view;
           reference_view.data = reference.data();
           histeq::apply_lut_scalar(reference_view, 0, height, lut.data());
