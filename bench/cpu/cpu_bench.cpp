@@ -39,21 +39,29 @@ double median_fps(std::vector<double> seconds) {
   return 1.0 / seconds[seconds.size() / 2];
 }
 
+// A contender and the frame it equalizes.
+struct Timed {
+  Equalize equalize;
+  const std::vector<std::uint8_t> *frame;
+};
+
 // Median frames per second of each contender over `runs` runs each after one warm-up, taken in
-// turns so that whatever else the machine does weighs on all alike; the frame is restored
-// before each run, outside the timed region. Each round starts one contender further on, so
-// that none always follows the same one: a contender timed just after OpenCV's threads pays for
-// them (on the GPU machine's host, 15-30% of a 720p frame on all cores).
-std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
-                                     const std::vector<std::uint8_t> &frame, int runs) {
-  std::vector<std::uint8_t> work(frame.size());
+// turns so that whatever else the machine does weighs on all alike; each contender's frame is
+// restored before each run, outside the timed region. Each round starts one contender further
+// on, so that none always follows the same one: a contender timed just after OpenCV's threads
+// pays for them (on the GPU machine's host, 15-30% of a 720p frame on all cores).
+std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs) {
+  std::size_t largest = 0;
+  for (const Timed &c : contenders) largest = std::max(largest, c.frame->size());
+  std::vector<std::uint8_t> work(largest);
   std::vector<std::vector<double>> seconds(contenders.size());
   for (int i = 0; i <= runs; ++i) {
     for (std::size_t turn = 0; turn < contenders.size(); ++turn) {
       const std::size_t c = (std::size_t(i) + turn) % contenders.size();
+      const std::vector<std::uint8_t> &frame = *contenders[c].frame;
       std::memcpy(work.data(), frame.data(), frame.size());
       const auto t0 = Clock::now();
-      contenders[c](work.data());
+      contenders[c].equalize(work.data());
       const double s = std::chrono::duration<double>(Clock::now() - t0).count();
       if (i > 0) seconds[c].push_back(s);
     }
@@ -61,6 +69,14 @@ std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
   std::vector<double> fps;
   for (auto &times : seconds) fps.push_back(median_fps(std::move(times)));
   return fps;
+}
+
+// The same with one frame for all.
+std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
+                                     const std::vector<std::uint8_t> &frame, int runs) {
+  std::vector<Timed> timed;
+  for (const Equalize &c : contenders) timed.push_back({c, &frame});
+  return fps_side_by_side(timed, runs);
 }
 
 // The natural luma as packed pixels: YUY2 with neutral chroma, and RGB of that luma tinted
@@ -120,14 +136,18 @@ void packed_table(int runs) {
             histeq::full_range(8));
       };
     };
-    const double fps_planar = fps_side_by_side({run_planar}, host.bytes, runs)[0];
-    const double fps_deep = fps_side_by_side({run_deep}, words, runs)[0];
-    const double fps_yuy2 =
-        fps_side_by_side({run_yuy2}, packed_frame(host.bytes, 2, false), runs)[0];
-    const double fps_rgbx =
-        fps_side_by_side({run_rgb(rgbx, 4)}, packed_frame(host.bytes, 4, true), runs)[0];
-    const double fps_rgb =
-        fps_side_by_side({run_rgb(rgb, 3)}, packed_frame(host.bytes, 3, true), runs)[0];
+    const std::vector<std::uint8_t> yuy2_frame = packed_frame(host.bytes, 2, false),
+                                    rgbx_frame = packed_frame(host.bytes, 4, true),
+                                    rgb_frame = packed_frame(host.bytes, 3, true);
+    // In turns, so that every cost is a ratio of times taken side by side.
+    const std::vector<double> fps = fps_side_by_side({{run_planar, &host.bytes},
+                                                      {run_deep, &words},
+                                                      {run_yuy2, &yuy2_frame},
+                                                      {run_rgb(rgbx, 4), &rgbx_frame},
+                                                      {run_rgb(rgb, 3), &rgb_frame}},
+                                                     runs);
+    const double fps_planar = fps[0], fps_deep = fps[1], fps_yuy2 = fps[2], fps_rgbx = fps[3],
+                 fps_rgb = fps[4];
     std::printf("%-10s %10.0f %10.0f %6.2fx %10.0f %6.2fx %10.0f %6.2fx %10.0f %6.2fx\n",
                 size.label().c_str(), fps_planar, fps_deep, fps_planar / fps_deep, fps_yuy2,
                 fps_planar / fps_yuy2, fps_rgbx, fps_planar / fps_rgbx, fps_rgb,
