@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #undef HWY_TARGET_INCLUDE
@@ -272,10 +273,11 @@ HWY_INLINE V32 DivideExactly(V32 n, V32 d) {
 }
 
 // rgb_scale_pixel on a step of pixels of luma `luma` whose gain (rgb_gain) is `gain`, with black
-// lifted by `lift`. A pixel clips where gain * largest > 255 << 16 (at most 255 * 255 << 16,
-// within 32 bits): the gain passes its headroom (rgb_headroom is that quotient's floor). Few
-// steps hold such a pixel or a black one, so the headroom is divided and the lift applied only
-// in those.
+// lifted by `lift` where the row has a black pixel (kBlack). A pixel clips where
+// gain * largest > 255 << 16 (at most 255 * 255 << 16, within 32 bits): the gain passes its
+// headroom (rgb_headroom is that quotient's floor). Few steps hold such a pixel, so the headroom
+// is divided only in those.
+template <bool kBlack>
 HWY_INLINE Channels MapChannels(const Channels &c, V32 luma, V32 gain, std::uint32_t lift) {
   const D32 d;
   const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
@@ -284,13 +286,11 @@ HWY_INLINE Channels MapChannels(const Channels &c, V32 luma, V32 gain, std::uint
       hn::AllFalse(d, clips)
           ? gain
           : hn::Min(gain, DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, hn::Set(d, 1u))));
-  const auto black = hn::Eq(luma, hn::Zero(d));
-  const bool any_black = !hn::AllFalse(d, black);
   const auto map = [&](V32 channel) {
     const V32 scaled = hn::ShiftRight<16>(hn::Add(hn::Mul(channel, applied), hn::Set(d, 1u << 15)));
-    if (!any_black) return scaled;
+    if constexpr (!kBlack) return scaled;
     const V32 lifted = hn::Min(hn::Add(channel, hn::Set(d, lift)), hn::Set(d, 255u));
-    return hn::IfThenElse(black, lifted, scaled);
+    return hn::IfThenElse(hn::Eq(luma, hn::Zero(d)), lifted, scaled);
   };
   return Channels{map(c.r), map(c.g), map(c.b)};
 }
@@ -403,39 +403,52 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
       for (int b = 0; b < 3; ++b) bytes.of[b][v] = std::uint8_t(tables.gain[v] >> (8 * b));
     gain_bytes.resize(3 * std::size_t(frame.width));
   }
-  const auto gain_byte = [&](int b) { return gain_bytes.data() + b * std::size_t(frame.width); };
+  const int width = frame.width;
+  const auto gain_byte = [&](int b) { return gain_bytes.data() + b * std::size_t(width); };
   const int lanes = int(hn::Lanes(d8));
   for (int y = row_begin; y < row_end; ++y) {
     const std::uint8_t *row_luma = luma + y * luma_stride;
     if constexpr (kLookUpIsPermute) {
       int x = 0;
-      for (; x + lanes <= frame.width; x += lanes) {
+      for (; x + lanes <= width; x += lanes) {
         const hn::Vec<D8> levels = hn::LoadU(d8, row_luma + x);
         for (int b = 0; b < 3; ++b)
           hn::StoreU(LookUp(d8, levels, bytes.of[b]), d8, gain_byte(b) + x);
       }
-      for (; x < frame.width; ++x)
+      for (; x < width; ++x)
         for (int b = 0; b < 3; ++b) gain_byte(b)[x] = bytes.of[b][row_luma[x]];
     }
-    ForEachRgbStep(
-        frame, y,
-        [&](const Channels &c, int x) {
-          const V32 levels = hn::PromoteTo(d32, hn::LoadU(d8_32, row_luma + x));
-          V32 gain;
-          if constexpr (kLookUpIsPermute) {
-            const auto byte = [&](int b) {
-              return hn::PromoteTo(d32, hn::LoadU(d8_32, gain_byte(b) + x));
-            };
-            gain = hn::Or(byte(0), hn::Or(hn::ShiftLeft<8>(byte(1)), hn::ShiftLeft<16>(byte(2))));
-          } else {
-            gain = hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
-          }
-          return MapChannels(c, levels, gain, lift);
-        },
-        [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
-          const std::uint8_t level = row_luma[x];
-          rgb_scale_pixel(r, g, b, level, lut[level], tables.gain[level], tables);
-        });
+    // Rows without a black pixel, most of a frame, skip the lift and read no luma in the lanes
+    // where the gain comes from its bytes.
+    const auto map_row = [&](auto black) {
+      constexpr bool kBlack = decltype(black)::value;
+      ForEachRgbStep(
+          frame, y,
+          [&](const Channels &c, int x) {
+            V32 levels = hn::Zero(d32);
+            if (kBlack || !kLookUpIsPermute)
+              levels = hn::PromoteTo(d32, hn::LoadU(d8_32, row_luma + x));
+            V32 gain;
+            if constexpr (kLookUpIsPermute) {
+              const auto byte = [&](int b) {
+                return hn::PromoteTo(d32, hn::LoadU(d8_32, gain_byte(b) + x));
+              };
+              gain = hn::Or(byte(0), hn::Or(hn::ShiftLeft<8>(byte(1)), hn::ShiftLeft<16>(byte(2))));
+            } else {
+              gain = hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
+            }
+            return MapChannels<kBlack>(c, levels, gain, lift);
+          },
+          [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
+            const std::uint8_t level = row_luma[x];
+            rgb_scale_pixel(r, g, b, level, lut[level], tables.gain[level], tables);
+          });
+    };
+    if (std::memchr(row_luma, 0, std::size_t(width))) {
+      map_row(std::true_type{});
+    } else {
+      map_row(std::false_type{});
+    }
   }
 }
 
