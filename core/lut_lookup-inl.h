@@ -44,14 +44,14 @@ HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT
 #else
 #define HISTEQ_BYTE_PERMUTES 0
 #endif
+// Whether LookUp is the permute below.
+constexpr bool kLookUpIsPermute = HISTEQ_BYTE_PERMUTES;
 
 #if HISTEQ_BYTE_PERMUTES
 // With AVX-512 VBMI one permute looks a byte up in 128 (VPERMI2B uses its index's low seven
 // bits): two of them cover the LUT's halves and the sample's top bit picks between them, three
 // instructions where the shuffles above take about fifty. Highway 1.0 has no byte-lane
 // TableLookupLanes that would say this portably, so the permutes are named here.
-constexpr bool kLookUpIsPermute = true;
-
 HWY_INLINE hn::Vec512<std::uint8_t> LookUp(hn::Full512<std::uint8_t> d, hn::Vec512<std::uint8_t> v,
                                            const std::uint8_t *HWY_RESTRICT lut) {
   const __m512i low = hn::LoadU(d, lut).raw;
@@ -63,8 +63,6 @@ HWY_INLINE hn::Vec512<std::uint8_t> LookUp(hn::Full512<std::uint8_t> d, hn::Vec5
   return hn::Vec512<std::uint8_t>{
       _mm512_mask_blend_epi8(_mm512_movepi8_mask(v.raw), from_low, from_high)};
 }
-#else
-constexpr bool kLookUpIsPermute = false;
 #endif
 
 }  // namespace HWY_NAMESPACE

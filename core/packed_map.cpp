@@ -162,9 +162,15 @@ HWY_INLINE V32 ByteOf(V32 words, int byte) {
   return hn::And(hn::ShiftRightSame(words, 8 * byte), hn::Set(D32(), 0xFFu));
 }
 
-HWY_INLINE Channels Load4(const RgbView &frame, const std::uint8_t *p, V32 &words) {
-  words = LoadWords(D32(), p);
+// R, G and B of a step of words, and words of new channels (their fourth byte 0).
+HWY_INLINE Channels ChannelsOf(const RgbView &frame, V32 words) {
   return Channels{ByteOf(words, frame.red), ByteOf(words, frame.green), ByteOf(words, frame.blue)};
+}
+
+HWY_INLINE V32 WordsOf(const RgbView &frame, const Channels &c) {
+  return hn::Or(
+      hn::ShiftLeftSame(c.r, 8 * frame.red),
+      hn::Or(hn::ShiftLeftSame(c.g, 8 * frame.green), hn::ShiftLeftSame(c.b, 8 * frame.blue)));
 }
 
 HWY_INLINE Channels Load3(const RgbView &frame, const std::uint8_t *p) {
@@ -272,6 +278,18 @@ HWY_INLINE V32 DivideExactly(V32 n, V32 d) {
   return hn::BitCast(D32(), hn::ConvertTo(di, hn::Div(to_float(n), to_float(d))));
 }
 
+// rgb_headroom of the largest channels of a step (a largest of 0 is made 1: such a pixel is
+// black, and its headroom is not used).
+HWY_INLINE V32 Headroom(V32 largest) {
+  const D32 d;
+  return DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, hn::Set(d, 1u)));
+}
+
+// rgb_scale in the lanes.
+HWY_INLINE V32 Scaled(V32 channel, V32 gain) {
+  return hn::ShiftRight<16>(hn::Add(hn::Mul(channel, gain), hn::Set(D32(), 1u << 15)));
+}
+
 // rgb_scale_pixel on a step of pixels of luma `luma` whose gain (rgb_gain) is `gain`, with black
 // lifted by `lift` where the row has a black pixel (kBlack). A pixel clips where
 // gain * largest > 255 << 16 (at most 255 * 255 << 16, within 32 bits): the gain passes its
@@ -282,12 +300,9 @@ HWY_INLINE Channels MapChannels(const Channels &c, V32 luma, V32 gain, std::uint
   const D32 d;
   const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
   const auto clips = hn::Gt(hn::Mul(gain, largest), hn::Set(d, 255u << 16));
-  const V32 applied =
-      hn::AllFalse(d, clips)
-          ? gain
-          : hn::Min(gain, DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, hn::Set(d, 1u))));
+  const V32 applied = hn::AllFalse(d, clips) ? gain : hn::Min(gain, Headroom(largest));
   const auto map = [&](V32 channel) {
-    const V32 scaled = hn::ShiftRight<16>(hn::Add(hn::Mul(channel, applied), hn::Set(d, 1u << 15)));
+    const V32 scaled = Scaled(channel, applied);
     if constexpr (!kBlack) return scaled;
     const V32 lifted = hn::Min(hn::Add(channel, hn::Set(d, lift)), hn::Set(d, 255u));
     return hn::IfThenElse(hn::Eq(luma, hn::Zero(d)), lifted, scaled);
@@ -304,11 +319,10 @@ HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
   const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
   const V32 gain = DivideExactly(hn::Add(hn::ShiftLeft<16>(mapped), hn::ShiftRight<1>(luma)),
                                  hn::Max(luma, one));
-  const V32 headroom = DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, one));
-  const V32 applied = hn::Min(gain, headroom);
+  const V32 applied = hn::Min(gain, Headroom(largest));
   const auto black = hn::Eq(luma, hn::Zero(d));
   const auto scale = [&](V32 channel) {
-    const V32 scaled = hn::ShiftRight<16>(hn::Add(hn::Mul(channel, applied), hn::Set(d, 1u << 15)));
+    const V32 scaled = Scaled(channel, applied);
     const V32 lifted = hn::Min(hn::Add(channel, mapped), hn::Set(d, 255u));
     return hn::IfThenElse(black, lifted, scaled);
   };
@@ -330,14 +344,10 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, int y, const Step &step, con
     // The byte of a 4-byte pixel that is none of R, G and B, kept from the words read.
     const std::uint32_t kept = 0xFFu << (8 * (6 - frame.red - frame.green - frame.blue));
     for (; x + lanes <= frame.width; x += lanes) {
-      V32 words;
       std::uint8_t *q = p + 4 * std::ptrdiff_t(x);
-      const Channels out = step(Load4(frame, q, words), x);
-      V32 packed = hn::And(words, hn::Set(d32, kept));
-      packed = hn::Or(packed, hn::ShiftLeftSame(out.r, 8 * frame.red));
-      packed = hn::Or(packed, hn::ShiftLeftSame(out.g, 8 * frame.green));
-      packed = hn::Or(packed, hn::ShiftLeftSame(out.b, 8 * frame.blue));
-      StoreWords(d32, packed, q);
+      const V32 words = LoadWords(d32, q);
+      const Channels out = step(ChannelsOf(frame, words), x);
+      StoreWords(d32, hn::Or(hn::And(words, hn::Set(d32, kept)), WordsOf(frame, out)), q);
     }
   } else {
 #if HISTEQ_BYTE_PERMUTES
@@ -345,15 +355,8 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, int y, const Step &step, con
       std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
       V32 words[4];
       LoadRgb3Group(q, words);
-      for (int k = 0; k < 4; ++k) {
-        const Channels out =
-            step(Channels{ByteOf(words[k], frame.red), ByteOf(words[k], frame.green),
-                          ByteOf(words[k], frame.blue)},
-                 x + lanes * k);
-        words[k] = hn::Or(hn::ShiftLeftSame(out.r, 8 * frame.red),
-                          hn::Or(hn::ShiftLeftSame(out.g, 8 * frame.green),
-                                 hn::ShiftLeftSame(out.b, 8 * frame.blue)));
-      }
+      for (int k = 0; k < 4; ++k)
+        words[k] = WordsOf(frame, step(ChannelsOf(frame, words[k]), x + lanes * k));
       StoreRgb3Group(words, q);
     }
 #endif
