@@ -17,7 +17,6 @@
 #include <cstdint>
 
 #include <cub/block/block_scan.cuh>
-#include <cuda_pipeline.h>
 
 #include "device_tone.h"
 #include "equalization.h"
@@ -29,25 +28,12 @@ namespace histeq::cuda {
 struct BlockToneScratch {
   using BlockScan = cub::BlockScan<unsigned, kBlock, cub::BLOCK_SCAN_WARP_SCANS>;
   typename BlockScan::TempStorage scan;
-  unsigned warp_sums[kWarps][3];        // block_sums' per-warp partial sums
-  unsigned long long history[kLevels];  // start_block_tone's copy
+  unsigned warp_sums[kWarps][3];  // block_sums' per-warp partial sums
   unsigned cdf_min;
 };
 
 __device__ __forceinline__ bool has_history(const DeviceTone &tone) {
   return tone.params.keep_history && tone.d_history_in && !tone.reset;
-}
-
-// Starts the copy of bin t of the history the frame follows, at the kernel's top so that its
-// latency hides behind the counting and no register holds it meanwhile. Each thread reads back
-// the bin it copied, so waiting for its own copy is enough.
-__device__ __forceinline__ void start_block_tone(const DeviceTone &tone,
-                                                 BlockToneScratch &scratch) {
-  if (has_history(tone)) {
-    __pipeline_memcpy_async(&scratch.history[threadIdx.x], &tone.d_history_in[threadIdx.x],
-                            sizeof(unsigned long long));
-  }
-  __pipeline_commit();
 }
 
 // The sums over the block of every thread's values[i], in every thread, behind one barrier.
@@ -123,11 +109,11 @@ __device__ __forceinline__ unsigned clipped_level_bin(unsigned count, unsigned v
   return (count < ceiling ? count : ceiling) + batch + (one_more ? 1u : 0u);
 }
 
-// lut[t] for bin t of a frame of `pixels` pixels whose bin t holds `count`, after
-// start_block_tone; `scale` is bin_scale(pixels), taken on the host. Whether the source of the LUT
-// is the frame's counts or the smoothed histogram is known only once the scene distance is summed,
-// so the clip excess of both is summed with it, against their nominal totals (tone_steps.h, step
-// 3), known ahead. Clipping keeps the source's sum, which the scan returns. Ends with a
+// lut[t] for bin t of a frame of `pixels` pixels whose bin t holds `count`; `scale` is
+// bin_scale(pixels), taken on the host. Whether the source of the LUT is the frame's counts or the
+// smoothed histogram is known only once the scene distance is summed, so the clip excess of both is
+// summed with it, against their nominal totals (tone_steps.h, step 3), known ahead. Clipping keeps
+// the source's sum, which the scan returns. Ends with a
 // __syncthreads, so the block can map with `lut` at once.
 __device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
                                                      unsigned long long pixels,
@@ -146,8 +132,7 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
   // The scene distance, then the clip excess of the counts and of the smoothed histogram.
   unsigned sums[3] = {0, unsigned(clip_excess(source, ceiling)), 0};
   if (params.keep_history) {
-    __pipeline_wait_prior(0);
-    const unsigned long long before = followed ? scratch.history[t] : 0;
+    const unsigned long long before = followed ? __ldcg(&tone.d_history_in[t]) : 0;
     now = unsigned(normalized_bin(count, scale));
     smoothed = unsigned(smoothed_bin(before, now, params.history_weight));
     const int band = band_sum(int(bin_difference(now, before)));

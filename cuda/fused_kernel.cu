@@ -39,7 +39,6 @@ __global__ void __launch_bounds__(kBlock)
   const Pixels pixels(plane.layout);
   constexpr int pixel_bytes = Pixels::kPixelBytes;
   const unsigned long long frame_pixels = (unsigned long long)plane.width * plane.height;
-  if constexpr (kTone) start_block_tone(tone, lut_scratch);
   for (int i = t; i < kWarps * kLevels; i += kBlock) (&bins[0][0])[i] = 0;
   zero_next_bins<kFusedHistogramCopies>(d_next_histogram);
   __syncthreads();

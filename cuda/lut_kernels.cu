@@ -94,7 +94,6 @@ __global__ void build_tone_lut(Count *d_histogram, Count pixels, Count scale, Ou
                                DeviceTone tone, std::uint8_t *d_lut) {
   __shared__ unsigned lut[kLevels];
   __shared__ BlockToneScratch scratch;
-  start_block_tone(tone, scratch);
   const Count count = d_histogram[threadIdx.x];
   build_block_tone_lut(count, pixels, scale, range, tone, lut, scratch, d_lut);
   d_histogram[threadIdx.x] = 0;
