@@ -206,7 +206,9 @@ __device__ __forceinline__ void exchange_sum(const unsigned *per_block, int bloc
 // grid of Depth::kToneBlocks blocks, thread t of block b holding levels b * kToneLevels + 4t..+3.
 // Between two grid barriers the blocks swap the sums the options need (scene distance per band,
 // the clip excess of the counts and of the smoothed histogram), then their scan totals and first
-// present levels, from which each block has its levels' cdf and the frame's cdf_min.
+// present levels, from which each block has its levels' cdf and the frame's cdf_min. One block
+// (10 bits) has all of them itself and runs as a plain launch, with no round trip through
+// device memory.
 template <int kBits>
 __global__ void __launch_bounds__(kToneThreads)
     tone_deep(unsigned *d_histogram, unsigned long long pixels, unsigned long long scale,
@@ -220,14 +222,6 @@ __global__ void __launch_bounds__(kToneThreads)
   __shared__ unsigned first_source;
   __shared__ unsigned shared_sums[4];  // excesses, then the prefix and total of the scan
   __shared__ unsigned cdf_min;
-  // One block needs no grid barrier (nor a cooperative launch).
-  const auto grid_barrier = [] {
-    if constexpr (D::kToneBlocks == 1) {
-      __syncthreads();
-    } else {
-      cooperative_groups::this_grid().sync();
-    }
-  };
   const int t = threadIdx.x;
   const int b = blockIdx.x;
   const int first = b * kToneLevels + t * kToneItems;
@@ -262,22 +256,27 @@ __global__ void __launch_bounds__(kToneThreads)
   if (keep) atomicAdd(&band_sums[first / D::kBandLevels], difference);
   count_excess = block_sum(count_excess, sum_slots[0]);
   smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
-  if (t == 0) {
-    d_exchange->count_excess[b] = count_excess;
-    d_exchange->smoothed_excess[b] = smoothed_excess;
+  // The frame's sums: a lone block has them (band_sums too, complete behind block_sum's
+  // barriers); more blocks swap theirs.
+  if constexpr (D::kToneBlocks > 1) {
+    if (t == 0) {
+      d_exchange->count_excess[b] = count_excess;
+      d_exchange->smoothed_excess[b] = smoothed_excess;
+    }
+    if (t < kSceneBands) d_exchange->band_differences[b][t] = band_sums[t];
+    cooperative_groups::this_grid().sync();
+    exchange_sum(d_exchange->count_excess, D::kToneBlocks, &shared_sums[0]);
+    exchange_sum(d_exchange->smoothed_excess, D::kToneBlocks, &shared_sums[1]);
+    if (t < kSceneBands) {
+      int band = 0;
+      for (int other = 0; other < D::kToneBlocks; ++other)
+        band += __ldcg(&d_exchange->band_differences[other][t]);
+      band_sums[t] = band;
+    }
+    __syncthreads();
+    count_excess = shared_sums[0];
+    smoothed_excess = shared_sums[1];
   }
-  if (t < kSceneBands) d_exchange->band_differences[b][t] = band_sums[t];
-  grid_barrier();
-
-  exchange_sum(d_exchange->count_excess, D::kToneBlocks, &shared_sums[0]);
-  exchange_sum(d_exchange->smoothed_excess, D::kToneBlocks, &shared_sums[1]);
-  if (t < kSceneBands) {
-    int band = 0;
-    for (int other = 0; other < D::kToneBlocks; ++other)
-      band += __ldcg(&d_exchange->band_differences[other][t]);
-    band_sums[t] = band;
-  }
-  __syncthreads();
   bool restarted = true;
   if (followed) {
     unsigned distance = 0;
@@ -288,8 +287,8 @@ __global__ void __launch_bounds__(kToneThreads)
   }
   const bool smoothed_source = keep && !restarted && params.history_weight != 0;
   const ClipSpread spread = smoothed_source
-                                ? clip_spread(smoothed_ceiling, shared_sums[1], D::kLevels)
-                                : clip_spread(count_ceiling, shared_sums[0], D::kLevels);
+                                ? clip_spread(smoothed_ceiling, smoothed_excess, D::kLevels)
+                                : clip_spread(count_ceiling, count_excess, D::kLevels);
   unsigned source[kToneItems];
 #pragma unroll
   for (int i = 0; i < kToneItems; ++i) {
@@ -311,28 +310,41 @@ __global__ void __launch_bounds__(kToneThreads)
     if (source[i] && cdf[i] == source[i]) first_source = cdf[i];
   }
   __syncthreads();
-  if (t == 0) {
-    d_exchange->source_total[b] = block_total;
-    d_exchange->first_source[b] = first_source;
+  // This block's levels' prefix, the frame's total and its first present level's cdf: a lone
+  // block's own; more blocks swap their totals and first present levels.
+  unsigned prefix = 0, total = block_total, frame_cdf_min = first_source;
+  if constexpr (D::kToneBlocks > 1) {
+    if (t == 0) {
+      d_exchange->source_total[b] = block_total;
+      d_exchange->first_source[b] = first_source;
+    }
+    cooperative_groups::this_grid().sync();
+    exchange_sum(d_exchange->source_total, b, &shared_sums[2]);
+    exchange_sum(d_exchange->source_total, D::kToneBlocks, &shared_sums[3]);
+    // The first block with a present level, 32 blocks a step (dark-free frames leave the first
+    // blocks empty).
+    if (t < kLanes) {
+      unsigned found = 0;
+      for (int base = 0; base < D::kToneBlocks && !found; base += kLanes) {
+        const int other = base + t;
+        const unsigned value =
+            other < D::kToneBlocks ? __ldcg(&d_exchange->first_source[other]) : 0u;
+        const unsigned present = __ballot_sync(0xffffffffu, value != 0);
+        if (present) found = __shfl_sync(0xffffffffu, value, __ffs(int(present)) - 1);
+      }
+      if (t == 0) cdf_min = found;
+    }
+    __syncthreads();
+    prefix = shared_sums[2];
+    total = shared_sums[3];
+    frame_cdf_min = cdf_min;
   }
-  grid_barrier();
-
-  // The blocks before this one give its prefix; the first block with a present level, cdf_min.
-  exchange_sum(d_exchange->source_total, b, &shared_sums[2]);
-  exchange_sum(d_exchange->source_total, D::kToneBlocks, &shared_sums[3]);
-  if (t == 0) {
-    cdf_min = 0;
-    for (int other = 0; other < D::kToneBlocks && !cdf_min; ++other)
-      cdf_min = __ldcg(&d_exchange->first_source[other]);
-  }
-  __syncthreads();
-  const unsigned prefix = shared_sums[2], total = shared_sums[3];
   bool identity = true;
   std::uint16_t lut[kToneItems];
 #pragma unroll
   for (int i = 0; i < kToneItems; ++i) {
     const std::uint32_t v = std::uint32_t(first + i);
-    const std::uint32_t level = equalized_level(v, cdf[i] + prefix, cdf_min, total, range);
+    const std::uint32_t level = equalized_level(v, cdf[i] + prefix, frame_cdf_min, total, range);
     const std::uint32_t blended = blended_level(v, level, params.strength);
     lut[i] = std::uint16_t(blended);
     identity = identity && blended == v;
