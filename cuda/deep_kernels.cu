@@ -23,10 +23,8 @@ constexpr int kWalkThreads = 512;
 constexpr int kWalkBlocksPerSm = 2;
 constexpr int kWalkUnroll = 4;
 constexpr int kWideThreads = 1024;
-// The tone kernel: blocks of kToneThreads threads with kToneItems consecutive levels each.
+// The tone kernel: blocks of kToneThreads threads, each holding ToneShape::kItems levels.
 constexpr int kToneThreads = 256;
-constexpr int kToneItems = 4;
-constexpr int kToneLevels = kToneThreads * kToneItems;
 // A 16-byte chunk holds 8 words.
 constexpr int kChunkBytes = 16;
 constexpr int kChunkWords = kChunkBytes / 2;
@@ -40,11 +38,24 @@ struct Depth {
   // w counting into copy w % kCopies so that fewer warps collide on a level. 16-bit counts go
   // to 16-bit bins, two to a word.
   static constexpr int kCopies = kWide ? 1 : (8192 >> kBits);
-  static constexpr int kToneBlocks = kLevels / kToneLevels;
   static constexpr int kBandLevels = kLevels / kSceneBands;
-  static_assert(kBandLevels % kToneItems == 0, "a thread's levels lie within one band");
-  static_assert(kToneBlocks <= DeepExchange::kMaxBlocks, "the exchange holds every block");
   static_assert(kWide || kCopies * kLevels == 8192, "the shared bins fill 32 KiB");
+};
+
+// How the tone kernel's threads hold a depth's levels: kItems consecutive levels each, in
+// kBlocks blocks. Blocks of 1024 levels, four a thread, except the classic LUT (no history,
+// clip or blend) up to 12 bits: one block, 16 levels a thread at 12 bits, whose sums cross no
+// blocks. With the options, whose history and report take every level through device memory,
+// four 12-bit blocks are the faster shape.
+template <int kBits, bool kClassic>
+struct ToneShape {
+  static constexpr int kLevels = 1 << kBits;
+  static constexpr int kItems = kClassic && kBits <= 12 ? kLevels / kToneThreads : 4;
+  static constexpr int kBlockLevels = kToneThreads * kItems;
+  static constexpr int kBlocks = kLevels / kBlockLevels;
+  static_assert(kItems % 4 == 0, "a thread's levels are whole 16-byte loads of counts");
+  static_assert(Depth<kBits>::kBandLevels % kItems == 0, "a thread's levels lie within one band");
+  static_assert(kBlocks <= DeepExchange::kMaxBlocks, "the exchange holds every block");
 };
 
 // Bytes of the 16-bit count's shared bins, and of the 16-bit map's shared LUT.
@@ -203,13 +214,14 @@ __device__ __forceinline__ void exchange_sum(const unsigned *per_block, int bloc
 }
 
 // The frame's LUT from the device bins, as ToneMap::build makes it on the CPU, by a cooperative
-// grid of Depth::kToneBlocks blocks, thread t of block b holding levels b * kToneLevels + 4t..+3.
+// grid of ToneShape::kBlocks blocks, thread t of block b holding the kItems levels from
+// b * kBlockLevels + t * kItems.
 // Between two grid barriers the blocks swap the sums the options need (scene distance per band,
 // the clip excess of the counts and of the smoothed histogram), then their scan totals and first
 // present levels, from which each block has its levels' cdf and the frame's cdf_min. One block
-// (10 bits) has all of them itself and runs as a plain launch, with no round trip through
-// device memory.
-template <int kBits>
+// (10 bits; 12 bits without options) has all of them itself and runs as a plain launch, with no
+// round trip through device memory.
+template <int kBits, bool kClassic>
 __global__ void __launch_bounds__(kToneThreads)
     tone_deep(unsigned *d_histogram, unsigned long long pixels, unsigned long long scale,
               OutputRange range, DeviceTone tone, DeepExchange *d_exchange, std::uint16_t *d_lut,
@@ -224,7 +236,9 @@ __global__ void __launch_bounds__(kToneThreads)
   __shared__ unsigned cdf_min;
   const int t = threadIdx.x;
   const int b = blockIdx.x;
-  const int first = b * kToneLevels + t * kToneItems;
+  using Shape = ToneShape<kBits, kClassic>;
+  constexpr int kToneItems = Shape::kItems;
+  const int first = b * Shape::kBlockLevels + t * kToneItems;
   const Params &params = tone.params;
   const bool keep = params.keep_history;
   const bool followed = keep && tone.d_history_in && !tone.reset;
@@ -232,9 +246,17 @@ __global__ void __launch_bounds__(kToneThreads)
   if (t == 0) first_source = 0;
   if (b == 0 && t == 0) *d_identity = 1;
 
-  const uint4 counts4 = *reinterpret_cast<const uint4 *>(&d_histogram[first]);
-  *reinterpret_cast<uint4 *>(&d_histogram[first]) = uint4{0, 0, 0, 0};  // for the next frame
-  const unsigned count[kToneItems] = {counts4.x, counts4.y, counts4.z, counts4.w};
+  unsigned count[kToneItems];
+#pragma unroll
+  for (int i = 0; i < kToneItems; i += 4) {
+    auto *four = reinterpret_cast<uint4 *>(&d_histogram[first + i]);
+    const uint4 counts4 = *four;
+    *four = uint4{0, 0, 0, 0};  // for the next frame
+    count[i] = counts4.x;
+    count[i + 1] = counts4.y;
+    count[i + 2] = counts4.z;
+    count[i + 3] = counts4.w;
+  }
   unsigned long long now[kToneItems] = {};
   unsigned long long smoothed[kToneItems] = {};
   const unsigned count_ceiling = unsigned(clip_ceiling(pixels, params.clip_limit, D::kLevels));
@@ -258,18 +280,18 @@ __global__ void __launch_bounds__(kToneThreads)
   smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
   // The frame's sums: a lone block has them (band_sums too, complete behind block_sum's
   // barriers); more blocks swap theirs.
-  if constexpr (D::kToneBlocks > 1) {
+  if constexpr (Shape::kBlocks > 1) {
     if (t == 0) {
       d_exchange->count_excess[b] = count_excess;
       d_exchange->smoothed_excess[b] = smoothed_excess;
     }
     if (t < kSceneBands) d_exchange->band_differences[b][t] = band_sums[t];
     cooperative_groups::this_grid().sync();
-    exchange_sum(d_exchange->count_excess, D::kToneBlocks, &shared_sums[0]);
-    exchange_sum(d_exchange->smoothed_excess, D::kToneBlocks, &shared_sums[1]);
+    exchange_sum(d_exchange->count_excess, Shape::kBlocks, &shared_sums[0]);
+    exchange_sum(d_exchange->smoothed_excess, Shape::kBlocks, &shared_sums[1]);
     if (t < kSceneBands) {
       int band = 0;
-      for (int other = 0; other < D::kToneBlocks; ++other)
+      for (int other = 0; other < Shape::kBlocks; ++other)
         band += __ldcg(&d_exchange->band_differences[other][t]);
       band_sums[t] = band;
     }
@@ -313,22 +335,22 @@ __global__ void __launch_bounds__(kToneThreads)
   // This block's levels' prefix, the frame's total and its first present level's cdf: a lone
   // block's own; more blocks swap their totals and first present levels.
   unsigned prefix = 0, total = block_total, frame_cdf_min = first_source;
-  if constexpr (D::kToneBlocks > 1) {
+  if constexpr (Shape::kBlocks > 1) {
     if (t == 0) {
       d_exchange->source_total[b] = block_total;
       d_exchange->first_source[b] = first_source;
     }
     cooperative_groups::this_grid().sync();
     exchange_sum(d_exchange->source_total, b, &shared_sums[2]);
-    exchange_sum(d_exchange->source_total, D::kToneBlocks, &shared_sums[3]);
+    exchange_sum(d_exchange->source_total, Shape::kBlocks, &shared_sums[3]);
     // The first block with a present level, 32 blocks a step (dark-free frames leave the first
     // blocks empty).
     if (t < kLanes) {
       unsigned found = 0;
-      for (int base = 0; base < D::kToneBlocks && !found; base += kLanes) {
+      for (int base = 0; base < Shape::kBlocks && !found; base += kLanes) {
         const int other = base + t;
         const unsigned value =
-            other < D::kToneBlocks ? __ldcg(&d_exchange->first_source[other]) : 0u;
+            other < Shape::kBlocks ? __ldcg(&d_exchange->first_source[other]) : 0u;
         const unsigned present = __ballot_sync(0xffffffffu, value != 0);
         if (present) found = __shfl_sync(0xffffffffu, value, __ffs(int(present)) - 1);
       }
@@ -349,8 +371,11 @@ __global__ void __launch_bounds__(kToneThreads)
     lut[i] = std::uint16_t(blended);
     identity = identity && blended == v;
   }
-  *reinterpret_cast<uint2 *>(&d_lut[first]) =
-      uint2{lut[0] | unsigned(lut[1]) << 16, lut[2] | unsigned(lut[3]) << 16};
+#pragma unroll
+  for (int i = 0; i < kToneItems; i += 4) {
+    *reinterpret_cast<uint2 *>(&d_lut[first + i]) =
+        uint2{lut[i] | unsigned(lut[i + 1]) << 16, lut[i + 2] | unsigned(lut[i + 3]) << 16};
+  }
   // Block 0 set the flag before the first barrier; any block whose levels move clears it.
   if (!__syncthreads_and(identity) && t == 0) *d_identity = 0;
 }
@@ -418,6 +443,32 @@ __global__ void __launch_bounds__(kWalkThreads)
       });
 }
 
+// The tone kernel of shape ToneShape<kBits, kClassic> for `plane`'s histogram in `scratch`.
+template <int kBits, bool kClassic>
+cudaError_t launch_tone(const DevicePlane &plane, OutputRange range, const DeviceTone &tone,
+                        const DeepScratch &scratch, cudaStream_t stream) {
+  using Shape = ToneShape<kBits, kClassic>;
+  unsigned *histogram = scratch.d_histogram;
+  unsigned long long pixels = (unsigned long long)plane.width * plane.height;
+  unsigned long long scale = bin_scale(pixels);
+  if constexpr (Shape::kBlocks == 1) {
+    tone_deep<kBits, kClassic><<<1, kToneThreads, 0, stream>>>(histogram, pixels, scale, range,
+                                                               tone, scratch.d_exchange,
+                                                               scratch.d_lut, scratch.d_identity);
+  } else {
+    OutputRange range_arg = range;
+    DeviceTone tone_arg = tone;
+    DeepExchange *exchange = scratch.d_exchange;
+    std::uint16_t *lut = scratch.d_lut;
+    unsigned *identity = scratch.d_identity;
+    void *args[] = {&histogram, &pixels, &scale, &range_arg, &tone_arg, &exchange, &lut, &identity};
+    HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)tone_deep<kBits, kClassic>,
+                                                dim3(Shape::kBlocks), dim3(kToneThreads), args, 0,
+                                                stream));
+  }
+  return cudaSuccess;
+}
+
 template <int kBits>
 cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, OutputRange range,
                          const DeviceTone &tone, const DeepScratch &scratch, int sm_count,
@@ -444,21 +495,10 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
     count_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
   }
   HISTEQ_CUDA_TRY_LAUNCH();
-  unsigned long long pixels = (unsigned long long)plane.width * plane.height;
-  unsigned long long scale = bin_scale(pixels);
-  if constexpr (D::kToneBlocks == 1) {
-    tone_deep<kBits><<<1, kToneThreads, 0, stream>>>(histogram, pixels, scale, range, tone,
-                                                     scratch.d_exchange, scratch.d_lut,
-                                                     scratch.d_identity);
+  if (tone.classic()) {
+    HISTEQ_CUDA_TRY((launch_tone<kBits, true>(plane, range, tone, scratch, stream)));
   } else {
-    OutputRange range_arg = range;
-    DeviceTone tone_arg = tone;
-    DeepExchange *exchange = scratch.d_exchange;
-    std::uint16_t *lut = scratch.d_lut;
-    unsigned *identity = scratch.d_identity;
-    void *args[] = {&histogram, &pixels, &scale, &range_arg, &tone_arg, &exchange, &lut, &identity};
-    HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel(
-        (const void *)tone_deep<kBits>, dim3(D::kToneBlocks), dim3(kToneThreads), args, 0, stream));
+    HISTEQ_CUDA_TRY((launch_tone<kBits, false>(plane, range, tone, scratch, stream)));
   }
   HISTEQ_CUDA_TRY_LAUNCH();
   if (wide_shared) {
@@ -475,12 +515,16 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
 }  // namespace
 
 cudaError_t deep_limits(DeepLimits *limits) {
-  int device = 0, optin = 0, sm_count = 0, tone_per_sm = 0;
+  int device = 0, optin = 0, sm_count = 0, tone_per_sm = 0, classic_tone_per_sm = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
-  HISTEQ_CUDA_TRY(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tone_per_sm, tone_deep<16>, kToneThreads, 0));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tone_per_sm, tone_deep<16, false>,
+                                                                kToneThreads, 0));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &classic_tone_per_sm, tone_deep<16, true>, kToneThreads, 0));
+  static_assert(ToneShape<16, false>::kBlocks == ToneShape<16, true>::kBlocks,
+                "16-bit tone kernels have one grid");
   *limits = DeepLimits{};
   // The map's static table (16 bytes) comes on top of its dynamic one.
   if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
@@ -490,7 +534,8 @@ cudaError_t deep_limits(DeepLimits *limits) {
         map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
     limits->wide_shared = true;
   }
-  limits->wide_tone = tone_per_sm * sm_count >= Depth<16>::kToneBlocks;
+  limits->wide_tone =
+      std::min(tone_per_sm, classic_tone_per_sm) * sm_count >= ToneShape<16, false>::kBlocks;
   return cudaSuccess;
 }
 
