@@ -113,8 +113,8 @@ __device__ __forceinline__ unsigned clipped_level_bin(unsigned count, unsigned v
 // bin_scale(pixels), taken on the host. Whether the source of the LUT is the frame's counts or the
 // smoothed histogram is known only once the scene distance is summed, so the clip excess of both is
 // summed with it, against their nominal totals (tone_steps.h, step 3), known ahead. Clipping keeps
-// the source's sum, which the scan returns. Ends with a
-// __syncthreads, so the block can map with `lut` at once.
+// the source's sum, which the scan returns. Ends with a __syncthreads, so the block can map with
+// `lut` at once.
 __device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
                                                      unsigned long long pixels,
                                                      unsigned long long scale, OutputRange range,

@@ -495,8 +495,14 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
     count_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
   }
   HISTEQ_CUDA_TRY_LAUNCH();
-  if (tone.classic()) {
-    HISTEQ_CUDA_TRY((launch_tone<kBits, true>(plane, range, tone, scratch, stream)));
+  // The classic LUT's own kernel only where its shape differs (12 bits).
+  constexpr bool kClassicShape = ToneShape<kBits, true>::kItems != ToneShape<kBits, false>::kItems;
+  if constexpr (kClassicShape) {
+    if (tone.classic()) {
+      HISTEQ_CUDA_TRY((launch_tone<kBits, true>(plane, range, tone, scratch, stream)));
+    } else {
+      HISTEQ_CUDA_TRY((launch_tone<kBits, false>(plane, range, tone, scratch, stream)));
+    }
   } else {
     HISTEQ_CUDA_TRY((launch_tone<kBits, false>(plane, range, tone, scratch, stream)));
   }
@@ -515,16 +521,12 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
 }  // namespace
 
 cudaError_t deep_limits(DeepLimits *limits) {
-  int device = 0, optin = 0, sm_count = 0, tone_per_sm = 0, classic_tone_per_sm = 0;
+  int device = 0, optin = 0, sm_count = 0, tone_per_sm = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tone_per_sm, tone_deep<16, false>,
                                                                 kToneThreads, 0));
-  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-      &classic_tone_per_sm, tone_deep<16, true>, kToneThreads, 0));
-  static_assert(ToneShape<16, false>::kBlocks == ToneShape<16, true>::kBlocks,
-                "16-bit tone kernels have one grid");
   *limits = DeepLimits{};
   // The map's static table (16 bytes) comes on top of its dynamic one.
   if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
@@ -534,8 +536,7 @@ cudaError_t deep_limits(DeepLimits *limits) {
         map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
     limits->wide_shared = true;
   }
-  limits->wide_tone =
-      std::min(tone_per_sm, classic_tone_per_sm) * sm_count >= ToneShape<16, false>::kBlocks;
+  limits->wide_tone = tone_per_sm * sm_count >= ToneShape<16, false>::kBlocks;
   return cudaSuccess;
 }
 
