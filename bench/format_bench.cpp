@@ -48,9 +48,12 @@ std::string fixed(double value, int digits) {
 
 namespace hc = histeq::cuda;
 
+// video_bits: deep luma carrying video of fewer bits, its levels' low bits zero (NVDEC's P016
+// output of 12-bit video, its Y444_16LE output of 10-bit 4:4:4 video); 0: the layout's own depth.
 struct Format {
   const char *name;
   hc::PixelLayout layout;
+  int video_bits = 0;
 };
 
 std::vector<Format> formats() {
@@ -64,7 +67,9 @@ std::vector<Format> formats() {
           {"P010 luma (10-bit)", hc::deep_luma_layout({10, 6})},
           {"I420_10LE luma", hc::deep_luma_layout({10, 0})},
           {"P012 luma (12-bit)", hc::deep_luma_layout({12, 4})},
-          {"P016 luma (16-bit)", hc::deep_luma_layout({16, 0})}};
+          {"P016 luma (16-bit)", hc::deep_luma_layout({16, 0})},
+          {"P016 12-bit video", hc::deep_luma_layout({16, 0}), 12},
+          {"Y444_16 10-bit video", hc::deep_luma_layout({16, 0}), 10}};
 }
 
 histeq::OutputRange range_of(const hc::PixelLayout &layout) {
@@ -73,21 +78,24 @@ histeq::OutputRange range_of(const hc::PixelLayout &layout) {
 
 // A natural frame for `layout`: an 8-bit natural frame's bytes as it is, or for deep luma each
 // pixel's byte as the top bits of its level and a hash below them, so that every level of the
-// depth is in use around the frame's tones.
-HostFrame frame_for(const hc::PixelLayout &layout, FrameSize pixels) {
+// depth (of `video_bits`, where not 0, shifted up to the depth) is in use around the frame's
+// tones.
+HostFrame frame_for(const hc::PixelLayout &layout, FrameSize pixels, int video_bits) {
   const FrameSize bytes_size{pixels.width * layout.pixel_bytes, pixels.height};
   const std::ptrdiff_t pitch = (bytes_size.width + 15) / 16 * 16;
   if (!layout.deep()) return make_frame(Content::kNatural, bytes_size, pitch, 0x5eedu);
   const HostFrame tones = make_frame(Content::kNatural, pixels, pixels.width, 0x5eedu);
   HostFrame frame{bytes_size, pitch, std::vector<std::uint8_t>(std::size_t(pitch) * pixels.height)};
-  const int low_bits = layout.sample.bits - 8;
+  const int bits = video_bits ? video_bits : layout.sample.bits;
+  const int low_bits = bits - 8;
   for (int y = 0; y < pixels.height; ++y) {
     auto *row = reinterpret_cast<std::uint16_t *>(frame.bytes.data() + y * pitch);
     for (int x = 0; x < pixels.width; ++x) {
       const std::uint32_t hash = std::uint32_t(x * 2654435761u ^ y * 40503u) >> 7;
-      const std::uint32_t level = std::uint32_t(tones.bytes[std::size_t(y) * pixels.width + x])
-                                      << low_bits |
-                                  (hash & ((1u << low_bits) - 1));
+      const std::uint32_t level =
+          (std::uint32_t(tones.bytes[std::size_t(y) * pixels.width + x]) << low_bits |
+           (hash & ((1u << low_bits) - 1)))
+          << (layout.sample.bits - bits);
       row[x] = layout.sample.word_of(level);
     }
   }
@@ -158,7 +166,7 @@ struct Measured {
 
 Measured measure(const Format &format, FrameSize pixels, int sm_l2_bytes) {
   const hc::PixelLayout &layout = format.layout;
-  const HostFrame frame = frame_for(layout, pixels);
+  const HostFrame frame = frame_for(layout, pixels, format.video_bits);
   const FrameSize bytes_size = frame.size;
   const std::ptrdiff_t pitch = frame.pitch;
   const std::size_t frame_bytes = frame.bytes.size();
@@ -273,7 +281,7 @@ int run(int argc, char **argv) {
     }
   }
   if (save_frame) {
-    const HostFrame frame = frame_for(hc::PixelLayout{}, size);
+    const HostFrame frame = frame_for(hc::PixelLayout{}, size, 0);
     FILE *file = std::fopen(save_frame, "wb");
     for (int y = 0; file && y < size.height; ++y)
       std::fwrite(frame.bytes.data() + std::size_t(y) * std::size_t(frame.pitch), 1,

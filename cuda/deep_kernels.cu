@@ -115,11 +115,21 @@ __device__ __forceinline__ long long grid_stride() {
   return (long long)gridDim.x * blockDim.x;
 }
 
+// Adds `even` and `odd` to device bins 2 * pair and 2 * pair + 1 with one 64-bit atomic, half
+// as many as a 32-bit atomic per bin: each bin's total stays below 2^32 (frames have fewer
+// pixels), so no carry crosses from one bin into the other. The kernels that count in shared
+// bins add to the device bins through nothing else, so no 32-bit atomic overlaps these.
+__device__ __forceinline__ void add_bin_pair(unsigned *d_histogram, unsigned pair, unsigned even,
+                                             unsigned odd) {
+  atomicAdd(reinterpret_cast<unsigned long long *>(d_histogram) + pair,
+            (unsigned long long)odd << 32 | even);
+}
+
 template <int kBits>
 __global__ void __launch_bounds__(kWalkThreads)
     count_deep(DevicePlane plane, unsigned *d_histogram) {
   using D = Depth<kBits>;
-  __shared__ unsigned bins[D::kCopies][D::kLevels];
+  __shared__ __align__(8) unsigned bins[D::kCopies][D::kLevels];
   for (int i = threadIdx.x; i < D::kCopies * D::kLevels; i += blockDim.x) (&bins[0][0])[i] = 0;
   __syncthreads();
   const SampleLayout sample = plane.layout.sample;
@@ -131,11 +141,15 @@ __global__ void __launch_bounds__(kWalkThreads)
                   [&](std::uint32_t word) { atomicAdd(&mine[sample.level_of(word)], 1u); });
       });
   __syncthreads();
-  for (int v = threadIdx.x; v < D::kLevels; v += blockDim.x) {
-    unsigned sum = 0;
+  for (int pair = threadIdx.x; pair < D::kLevels / 2; pair += blockDim.x) {
+    unsigned even = 0, odd = 0;
 #pragma unroll
-    for (int copy = 0; copy < D::kCopies; ++copy) sum += bins[copy][v];
-    if (sum) atomicAdd(&d_histogram[v], sum);
+    for (int copy = 0; copy < D::kCopies; ++copy) {
+      const uint2 two = reinterpret_cast<const uint2 *>(bins[copy])[pair];
+      even += two.x;
+      odd += two.y;
+    }
+    if (even | odd) add_bin_pair(d_histogram, pair, even, odd);
   }
 }
 
@@ -149,7 +163,7 @@ __device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs,
   const unsigned old = atomicAdd(&pairs[word >> 1], 1u << half);
   if ((old >> half & 0xffffu) == 0x3fffu) {
     atomicSub(&pairs[word >> 1], 0x4000u << half);
-    atomicAdd(&d_histogram[word], 0x4000u);
+    add_bin_pair(d_histogram, word >> 1, half ? 0u : 0x4000u, half ? 0x4000u : 0u);
   }
 }
 
@@ -176,8 +190,7 @@ __global__ void __launch_bounds__(kWideThreads)
   __syncthreads();
   for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
     const unsigned pair = pairs[i];
-    if (pair & 0xffffu) atomicAdd(&d_histogram[2 * i], pair & 0xffffu);
-    if (pair >> 16) atomicAdd(&d_histogram[2 * i + 1], pair >> 16);
+    if (pair) add_bin_pair(d_histogram, i, pair & 0xffffu, pair >> 16);
   }
 }
 
