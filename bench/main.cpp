@@ -123,14 +123,15 @@ void measure_size(FrameSize size, const Options &o, const Gpu &gpu, NppPeer *npp
       measure_device(c, planes, test, device_reps, copy, stream.get(), results);
 
     for (histeq::CpuEqualizer *cpu : {&cpu_one, &cpu_all}) {
+      const std::vector<double> us =
+          cpu_us_per_frame(*cpu, frame, o.cpu_runs(), {histeq::Params{}, every_option()});
       for (bool options : {false, true}) {
         Row row{Section::kCpu,
                 "CPU core " + std::to_string(cpu->threads()) +
                     (cpu->threads() == 1 ? " thread" : " threads") +
                     (options ? ", every option" : ""),
                 content, size};
-        row.us_per_frame = cpu_us_per_frame(*cpu, frame, o.cpu_runs(),
-                                            options ? every_option() : histeq::Params{});
+        row.us_per_frame = us[options];
         row.check = "reference";
         results->add(row);
       }
