@@ -22,53 +22,54 @@ void clear(std::vector<std::uint64_t> &histogram, SampleLayout layout) {
   histogram.assign(layout.levels(), 0);
 }
 
-// Packed RGB's luma is counted into `luma` and mapped from it (RgbLuma); the other layouts
-// count and map their own samples.
-struct RgbLuma {
-  std::uint8_t *data;
-  std::ptrdiff_t stride;
+// What one frame's count and map passes read, beyond the rows they are given: planes of bytes
+// and packed YUV, their own samples; planes of words, their samples with the layout of a level
+// in them; packed RGB, its pixels and the buffer its luma is gathered into as it is counted and
+// mapped from.
+struct DeepPlane {
+  PlaneView<std::uint16_t> plane;
+  SampleLayout layout;
 };
 
-void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
-                LumaHistogram8 &histogram, RgbLuma) {
+struct RgbFrame {
+  RgbView view;
+  std::uint8_t *luma;
+  std::ptrdiff_t luma_stride;
+};
+
+void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, LumaHistogram8 &histogram) {
   accumulate_histogram(ConstLumaPlane8{plane.data, plane.width, plane.height, plane.stride}, begin,
                        end, histogram);
 }
 
-void count_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout layout,
-                std::vector<std::uint64_t> &histogram, RgbLuma) {
+void count_rows(const DeepPlane &deep, int begin, int end, std::vector<std::uint64_t> &histogram) {
+  const PlaneView<std::uint16_t> &plane = deep.plane;
   accumulate_histogram(ConstLumaPlane16{plane.data, plane.width, plane.height, plane.stride}, begin,
-                       end, layout, histogram.data());
+                       end, deep.layout, histogram.data());
 }
 
-void count_rows(const PackedYuvView &frame, int begin, int end, SampleLayout,
-                LumaHistogram8 &histogram, RgbLuma) {
+void count_rows(const PackedYuvView &frame, int begin, int end, LumaHistogram8 &histogram) {
   accumulate_histogram(frame, begin, end, histogram);
 }
 
-void count_rows(const RgbView &frame, int begin, int end, SampleLayout, LumaHistogram8 &histogram,
-                RgbLuma luma) {
-  accumulate_histogram(frame, begin, end, histogram, luma.data, luma.stride);
+void count_rows(const RgbFrame &frame, int begin, int end, LumaHistogram8 &histogram) {
+  accumulate_histogram(frame.view, begin, end, histogram, frame.luma, frame.luma_stride);
 }
 
-void map_rows(const PackedYuvView &frame, int begin, int end, SampleLayout, const std::uint8_t *lut,
-              RgbLuma) {
-  apply_lut(frame, begin, end, lut);
-}
-
-void map_rows(const RgbView &frame, int begin, int end, SampleLayout, const std::uint8_t *lut,
-              RgbLuma luma) {
-  apply_lut(frame, begin, end, lut, luma.data, luma.stride);
-}
-
-void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, SampleLayout,
-              const std::uint8_t *lut, RgbLuma) {
+void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, const std::uint8_t *lut) {
   apply_lut(plane, begin, end, lut);
 }
 
-void map_rows(PlaneView<std::uint16_t> plane, int begin, int end, SampleLayout layout,
-              const std::int32_t *lut, RgbLuma) {
-  apply_lut(plane, begin, end, layout, lut);
+void map_rows(const DeepPlane &deep, int begin, int end, const std::int32_t *lut) {
+  apply_lut(deep.plane, begin, end, deep.layout, lut);
+}
+
+void map_rows(const PackedYuvView &frame, int begin, int end, const std::uint8_t *lut) {
+  apply_lut(frame, begin, end, lut);
+}
+
+void map_rows(const RgbFrame &frame, int begin, int end, const std::uint8_t *lut) {
+  apply_lut(frame.view, begin, end, lut, frame.luma, frame.luma_stride);
 }
 
 }  // namespace
@@ -122,13 +123,21 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
     return lut_;
   }
   const unsigned bands = bands_for(frame.pixels(), frame.height);
-  if constexpr (std::is_same_v<View, RgbView>) rgb_luma_.resize(std::size_t(frame.pixels()));
-  const RgbLuma rgb_luma{rgb_luma_.data(), std::ptrdiff_t(frame.width)};
+  const auto passes = [&] {
+    if constexpr (std::is_same_v<View, RgbView>) {
+      rgb_luma_.resize(std::size_t(frame.pixels()));
+      return RgbFrame{frame, rgb_luma_.data(), std::ptrdiff_t(frame.width)};
+    } else if constexpr (!kBytes) {
+      return DeepPlane{frame, layout_};
+    } else {
+      return frame;
+    }
+  }();
   for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
   pool_->run(
       bands, frame.height,
       [&](unsigned thread, int begin, int end) {
-        count_rows(frame, begin, end, layout_, band_histograms_[thread], rgb_luma);
+        count_rows(passes, begin, end, band_histograms_[thread]);
       },
       RowPool::Then::kAnotherRun);
   clear(histogram_, layout_);
@@ -144,9 +153,9 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   if constexpr (!kBytes) wide_lut_.assign(lut_.begin(), lut_.end());
   pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
     if constexpr (kBytes) {
-      map_rows(frame, begin, end, layout_, lut_.data(), rgb_luma);
+      map_rows(passes, begin, end, lut_.data());
     } else {
-      map_rows(frame, begin, end, layout_, wide_lut_.data(), rgb_luma);
+      map_rows(passes, begin, end, wide_lut_.data());
     }
   });
   return lut_;
