@@ -75,10 +75,14 @@ void MapYuvRows(const PackedYuvView &frame, int row_begin, int row_end,
   }
 }
 
-// R, G and B of a step of pixels in 32-bit lanes.
+// R, G and B of a step of pixels in 32-bit lanes: read, each channel's level; mapped, each
+// channel's new level times 2^16 plus what its rounding left below (below 2^24), so the level is
+// the lane's byte 2 (kMappedShift) and the words are put together without shifting it down first.
 struct Channels {
   V32 r, g, b;
 };
+
+constexpr int kMappedShift = 16;
 
 // A step of 4-byte pixels as words, and back; channel c is byte c of each word
 // (little-endian). The scalar target has no bytes within a lane: one word, copied.
@@ -158,19 +162,85 @@ HWY_INLINE void StoreRgb3Group(const V32 (&words)[4], std::uint8_t *p) {
 }
 #endif
 
-HWY_INLINE V32 ByteOf(V32 words, int byte) {
-  return hn::And(hn::ShiftRightSame(words, 8 * byte), hn::Set(D32(), 0xFFu));
+// Where R, G and B lie in the words of a step of pixels (4-byte pixels, or 3-byte ones permuted
+// into words): how ChannelsOf takes them out, one byte shuffle a channel where shifting and
+// masking take two, and how PackWords puts mapped channels back, the byte that is none of R, G
+// and B kept from the words read. With AVX-512 VBMI two permutes of the bytes of two vectors each
+// put every mapped channel's byte 2 and the kept byte in place, and a blend joins them; elsewhere
+// the channels are shifted.
+struct WordPacking {
+  int red, green, blue, kept;
+#if HWY_TARGET != HWY_SCALAR
+  using D8 = hn::Repartition<std::uint8_t, D32>;
+  hn::Vec<D8> pick_red, pick_green, pick_blue;  // ChannelsOf's shuffles
+  static hn::Vec<D8> pick(int byte) {
+    alignas(16) std::uint8_t block[16];
+    for (int i = 0; i < 16; ++i) block[i] = i % 4 == 0 ? std::uint8_t(i + byte) : 0x80;
+    return hn::LoadDup128(D8(), block);
+  }
+#endif
+#if HISTEQ_BYTE_PERMUTES
+  __m512i red_green;  // bytes of (c.r, c.g) to their places
+  __m512i blue_kept;  // bytes of (c.b, words) to theirs
+  __mmask64 from_red_green;
+#endif
+  explicit WordPacking(const RgbView &frame)
+      : red(frame.red),
+        green(frame.green),
+        blue(frame.blue),
+        kept(6 - frame.red - frame.green - frame.blue)
+#if HWY_TARGET != HWY_SCALAR
+        ,
+        pick_red(pick(frame.red)),
+        pick_green(pick(frame.green)),
+        pick_blue(pick(frame.blue))
+#endif
+  {
+#if HISTEQ_BYTE_PERMUTES
+    alignas(64) std::uint8_t first[64], second[64];
+    std::uint64_t mask = 0;
+    for (int i = 0; i < 64; ++i) {
+      const int lane = i - i % 4, byte = i % 4, mapped = lane + kMappedShift / 8;
+      first[i] = std::uint8_t(byte == green ? 64 + mapped : mapped);
+      second[i] = std::uint8_t(byte == kept ? 64 + lane + kept : mapped);
+      if (byte == red || byte == green) mask |= std::uint64_t(1) << i;
+    }
+    red_green = _mm512_load_si512(first);
+    blue_kept = _mm512_load_si512(second);
+    from_red_green = mask;
+#endif
+  }
+};
+
+// R, G and B of a step of words: each channel's byte to byte 0 of its lane, the others zeroed.
+HWY_INLINE Channels ChannelsOf(const WordPacking &packing, V32 words) {
+#if HWY_TARGET == HWY_SCALAR
+  const auto byte = [&](int at) {
+    return hn::And(hn::ShiftRightSame(words, 8 * at), hn::Set(D32(), 0xFFu));
+  };
+  return Channels{byte(packing.red), byte(packing.green), byte(packing.blue)};
+#else
+  const WordPacking::D8 d8;
+  const auto byte = [&](hn::Vec<WordPacking::D8> pick) {
+    return hn::BitCast(D32(), hn::TableLookupBytesOr0(hn::BitCast(d8, words), pick));
+  };
+  return Channels{byte(packing.pick_red), byte(packing.pick_green), byte(packing.pick_blue)};
+#endif
 }
 
-// R, G and B of a step of words, and words of new channels (their fourth byte 0).
-HWY_INLINE Channels ChannelsOf(const RgbView &frame, V32 words) {
-  return Channels{ByteOf(words, frame.red), ByteOf(words, frame.green), ByteOf(words, frame.blue)};
-}
-
-HWY_INLINE V32 WordsOf(const RgbView &frame, const Channels &c) {
-  return hn::Or(
-      hn::ShiftLeftSame(c.r, 8 * frame.red),
-      hn::Or(hn::ShiftLeftSame(c.g, 8 * frame.green), hn::ShiftLeftSame(c.b, 8 * frame.blue)));
+HWY_INLINE V32 PackWords(const WordPacking &packing, const Channels &c, V32 words) {
+#if HISTEQ_BYTE_PERMUTES
+  const __m512i red_green = _mm512_permutex2var_epi8(c.r.raw, packing.red_green, c.g.raw);
+  const __m512i blue_kept = _mm512_permutex2var_epi8(c.b.raw, packing.blue_kept, words.raw);
+  return V32{_mm512_mask_blend_epi8(packing.from_red_green, blue_kept, red_green)};
+#else
+  const D32 d;
+  const auto level = [](V32 mapped) { return hn::ShiftRight<kMappedShift>(mapped); };
+  const V32 kept = hn::And(words, hn::Set(d, 0xFFu << (8 * packing.kept)));
+  return hn::Or(hn::Or(kept, hn::ShiftLeftSame(level(c.r), 8 * packing.red)),
+                hn::Or(hn::ShiftLeftSame(level(c.g), 8 * packing.green),
+                       hn::ShiftLeftSame(level(c.b), 8 * packing.blue)));
+#endif
 }
 
 HWY_INLINE Channels Load3(const RgbView &frame, const std::uint8_t *p) {
@@ -285,9 +355,16 @@ HWY_INLINE V32 Headroom(V32 largest) {
   return DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, hn::Set(d, 1u)));
 }
 
-// rgb_scale in the lanes.
+// rgb_scale in the lanes, as a mapped channel (Channels): the shift by 16 is the packing's.
+static_assert(kMappedShift == 16, "rgb_scale's quotient is the product's bits from 16 up");
 HWY_INLINE V32 Scaled(V32 channel, V32 gain) {
-  return hn::ShiftRight<16>(hn::Add(hn::Mul(channel, gain), hn::Set(D32(), 1u << 15)));
+  return hn::Add(hn::Mul(channel, gain), hn::Set(D32(), 1u << 15));
+}
+
+// rgb_lift in the lanes, as a mapped channel.
+HWY_INLINE V32 Lifted(V32 channel, V32 lift) {
+  const D32 d;
+  return hn::ShiftLeft<kMappedShift>(hn::Min(hn::Add(channel, lift), hn::Set(d, 255u)));
 }
 
 // rgb_scale_pixel on a step of pixels of luma `luma` whose gain (rgb_gain) is `gain`, with black
@@ -304,8 +381,7 @@ HWY_INLINE Channels MapChannels(const Channels &c, V32 luma, V32 gain, std::uint
   const auto map = [&](V32 channel) {
     const V32 scaled = Scaled(channel, applied);
     if constexpr (!kBlack) return scaled;
-    const V32 lifted = hn::Min(hn::Add(channel, hn::Set(d, lift)), hn::Set(d, 255u));
-    return hn::IfThenElse(hn::Eq(luma, hn::Zero(d)), lifted, scaled);
+    return hn::IfThenElse(hn::Eq(luma, hn::Zero(d)), Lifted(channel, hn::Set(d, lift)), scaled);
   };
   return Channels{map(c.r), map(c.g), map(c.b)};
 }
@@ -322,9 +398,7 @@ HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
   const V32 applied = hn::Min(gain, Headroom(largest));
   const auto black = hn::Eq(luma, hn::Zero(d));
   const auto scale = [&](V32 channel) {
-    const V32 scaled = Scaled(channel, applied);
-    const V32 lifted = hn::Min(hn::Add(channel, mapped), hn::Set(d, 255u));
-    return hn::IfThenElse(black, lifted, scaled);
+    return hn::IfThenElse(black, Lifted(channel, mapped), Scaled(channel, applied));
   };
   return Channels{scale(c.r), scale(c.g), scale(c.b)};
 }
@@ -333,7 +407,8 @@ HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
 // channels of pixels x, x + 1, ...) and the pixels past the last whole step through `pixel`
 // (pixel(r, g, b, x), in place); the fourth byte of 4-byte pixels is kept.
 template <class Step, class Pixel>
-HWY_INLINE void ForEachRgbStep(const RgbView &view, int y, const Step &step, const Pixel &pixel) {
+HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &packing, int y,
+                               const Step &step, const Pixel &pixel) {
   // A copy the row's stores cannot alias, so its channel positions stay in registers.
   const RgbView frame = view;
   const D32 d32;
@@ -341,13 +416,10 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, int y, const Step &step, con
   std::uint8_t *p = frame.row(y);
   int x = 0;
   if (frame.pixel_bytes == 4) {
-    // The byte of a 4-byte pixel that is none of R, G and B, kept from the words read.
-    const std::uint32_t kept = 0xFFu << (8 * (6 - frame.red - frame.green - frame.blue));
     for (; x + lanes <= frame.width; x += lanes) {
       std::uint8_t *q = p + 4 * std::ptrdiff_t(x);
       const V32 words = LoadWords(d32, q);
-      const Channels out = step(ChannelsOf(frame, words), x);
-      StoreWords(d32, hn::Or(hn::And(words, hn::Set(d32, kept)), WordsOf(frame, out)), q);
+      StoreWords(d32, PackWords(packing, step(ChannelsOf(packing, words), x), words), q);
     }
   } else {
 #if HISTEQ_BYTE_PERMUTES
@@ -356,7 +428,7 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, int y, const Step &step, con
       V32 words[4];
       LoadRgb3Group(q, words);
       for (int k = 0; k < 4; ++k)
-        words[k] = WordsOf(frame, step(ChannelsOf(frame, words[k]), x + lanes * k));
+        words[k] = PackWords(packing, step(ChannelsOf(packing, words[k]), x + lanes * k), words[k]);
       StoreRgb3Group(words, q);
     }
 #endif
@@ -365,9 +437,10 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, int y, const Step &step, con
     for (; x + lanes <= frame.width; x += lanes) {
       std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
       const Channels out = step(Load3(frame, q), x);
-      const auto r = hn::DemoteTo(d8, hn::BitCast(di32, out.r));
-      const auto g = hn::DemoteTo(d8, hn::BitCast(di32, out.g));
-      const auto b = hn::DemoteTo(d8, hn::BitCast(di32, out.b));
+      const auto level = [&](V32 mapped) {
+        return hn::DemoteTo(d8, hn::BitCast(di32, hn::ShiftRight<kMappedShift>(mapped)));
+      };
+      const auto r = level(out.r), g = level(out.g), b = level(out.b);
       if (frame.red == 0) {
         hn::StoreInterleaved3(r, g, b, d8, q);
       } else {
@@ -386,60 +459,90 @@ struct GainBytes {
   std::uint8_t of[3][256];
 };
 
+#if HISTEQ_BYTE_PERMUTES
+// The gains of 64 pixels, looked up as three vectors of their bytes, put together as four
+// vectors of 16 words: per vector one permute takes bytes 0 and 1 of each word from the first
+// two, and a second puts byte 2 in from the third.
+struct GainWordPermutes {
+  alignas(64) std::uint8_t low[4][64];   // from byte vectors 0 and 1
+  alignas(64) std::uint8_t high[4][64];  // from byte vector 2
+};
+
+constexpr GainWordPermutes make_gain_word_permutes() {
+  GainWordPermutes permutes{};
+  for (int k = 0; k < 4; ++k) {
+    for (int i = 0; i < 64; ++i) {
+      const int pixel = 16 * k + i / 4;
+      permutes.low[k][i] = std::uint8_t(i % 4 == 1 ? 64 + pixel : pixel);
+      permutes.high[k][i] = std::uint8_t(pixel);
+    }
+  }
+  return permutes;
+}
+
+constexpr GainWordPermutes kGainWordPermutes = make_gain_word_permutes();
+
+HWY_INLINE void StoreGainWords(const hn::Vec512<std::uint8_t> (&bytes)[3], std::uint32_t *out) {
+  for (int k = 0; k < 4; ++k) {
+    const __m512i low =
+        _mm512_maskz_permutex2var_epi8(0x3333333333333333ull, bytes[0].raw,
+                                       _mm512_load_si512(kGainWordPermutes.low[k]), bytes[1].raw);
+    const __m512i words = _mm512_mask_permutexvar_epi8(
+        low, 0x4444444444444444ull, _mm512_load_si512(kGainWordPermutes.high[k]), bytes[2].raw);
+    _mm512_storeu_si512(out + 16 * k, words);
+  }
+}
+#endif
+
 // One table serves the whole frame. Each row's gains are looked up by its luma: where LookUp is
-// a byte permute, as their three bytes, a vector of pixels at a time, into `gain_bytes` (three
-// rows of the frame's width), and put together in the lanes: three permutes per 64 pixels
+// a byte permute, as their three bytes, a vector of pixels at a time, put together as words into
+// `gain_words` (a row of the frame's width): three lookups and eight permutes per 64 pixels
 // against a gather of 16 lanes per 16; elsewhere gathered.
 void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
                 const std::uint8_t *HWY_RESTRICT lut, const std::uint8_t *HWY_RESTRICT luma,
                 std::ptrdiff_t luma_stride) {
-  const D8 d8;
   const D32 d32;
   const hn::Rebind<std::uint8_t, D32> d8_32;
   const hn::RebindToSigned<D32> di32;
   const RgbGainTables tables = rgb_gain_tables(lut);
+  const WordPacking packing(frame);
   const std::uint32_t lift = lut[0];
-  GainBytes bytes{};
-  std::vector<std::uint8_t> gain_bytes;
-  if constexpr (kLookUpIsPermute) {
-    for (int v = 0; v < 256; ++v)
-      for (int b = 0; b < 3; ++b) bytes.of[b][v] = std::uint8_t(tables.gain[v] >> (8 * b));
-    gain_bytes.resize(3 * std::size_t(frame.width));
-  }
   const int width = frame.width;
-  const auto gain_byte = [&](int b) { return gain_bytes.data() + b * std::size_t(width); };
+  std::vector<std::uint32_t> gain_words;
+#if HISTEQ_BYTE_PERMUTES
+  const D8 d8;
   const int lanes = int(hn::Lanes(d8));
+  GainBytes bytes{};
+  for (int v = 0; v < 256; ++v)
+    for (int b = 0; b < 3; ++b) bytes.of[b][v] = std::uint8_t(tables.gain[v] >> (8 * b));
+  gain_words.resize(std::size_t(width));
+#endif
   for (int y = row_begin; y < row_end; ++y) {
     const std::uint8_t *row_luma = luma + y * luma_stride;
-    if constexpr (kLookUpIsPermute) {
-      int x = 0;
-      for (; x + lanes <= width; x += lanes) {
-        const hn::Vec<D8> levels = hn::LoadU(d8, row_luma + x);
-        for (int b = 0; b < 3; ++b)
-          hn::StoreU(LookUp(d8, levels, bytes.of[b]), d8, gain_byte(b) + x);
-      }
-      for (; x < width; ++x)
-        for (int b = 0; b < 3; ++b) gain_byte(b)[x] = bytes.of[b][row_luma[x]];
+#if HISTEQ_BYTE_PERMUTES
+    int x = 0;
+    for (; x + lanes <= width; x += lanes) {
+      const hn::Vec<D8> levels = hn::LoadU(d8, row_luma + x);
+      const hn::Vec<D8> gain_bytes[3] = {LookUp(d8, levels, bytes.of[0]),
+                                         LookUp(d8, levels, bytes.of[1]),
+                                         LookUp(d8, levels, bytes.of[2])};
+      StoreGainWords(gain_bytes, gain_words.data() + x);
     }
+    for (; x < width; ++x) gain_words[std::size_t(x)] = tables.gain[row_luma[x]];
+#endif
     // Rows without a black pixel, most of a frame, skip the lift and read no luma in the lanes
     // where the gain comes from its bytes.
     const auto map_row = [&](auto black) {
       constexpr bool kBlack = decltype(black)::value;
       ForEachRgbStep(
-          frame, y,
+          frame, packing, y,
           [&](const Channels &c, int x) {
             V32 levels = hn::Zero(d32);
             if (kBlack || !kLookUpIsPermute)
               levels = hn::PromoteTo(d32, hn::LoadU(d8_32, row_luma + x));
-            V32 gain;
-            if constexpr (kLookUpIsPermute) {
-              const auto byte = [&](int b) {
-                return hn::PromoteTo(d32, hn::LoadU(d8_32, gain_byte(b) + x));
-              };
-              gain = hn::Or(byte(0), hn::Or(hn::ShiftLeft<8>(byte(1)), hn::ShiftLeft<16>(byte(2))));
-            } else {
-              gain = hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
-            }
+            const V32 gain = kLookUpIsPermute
+                                 ? hn::LoadU(d32, gain_words.data() + x)
+                                 : hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
             return MapChannels<kBlack>(c, levels, gain, lift);
           },
           [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
@@ -462,10 +565,11 @@ void ScaleRgbRows(const RgbView &frame, int row_begin, int row_end,
   const D32 d32;
   const hn::Rebind<std::uint8_t, D32> d8;
   const RgbGainTables tables = rgb_headroom_tables();
+  const WordPacking packing(frame);
   for (int y = row_begin; y < row_end; ++y) {
     const std::uint8_t *from = luma + y * stride, *to = mapped + y * stride;
     ForEachRgbStep(
-        frame, y,
+        frame, packing, y,
         [&](const Channels &c, int x) {
           return ScaleChannels(c, hn::PromoteTo(d32, hn::LoadU(d8, from + x)),
                                hn::PromoteTo(d32, hn::LoadU(d8, to + x)));
