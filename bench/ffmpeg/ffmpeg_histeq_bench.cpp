@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // FFmpeg's histeq filter (libavfilter, RGB only, so fed RGBA with R = G = B = luma) against the
-// CPU core of our histeq element (CpuEqualizer on the GRAY8 luma plane) on the same frames: one
-// timed run of each, frames per second side by side.
+// CPU core of our histeq element on the same frames, as the same RGBA bytes and as their GRAY8
+// luma plane: one timed run of each, frames per second side by side.
 //
 //   build/bench/ffmpeg/histeq-ffmpeg-bench                      # 720p, 1080p, 4K, 60 frames each
 //   build/bench/ffmpeg/histeq-ffmpeg-bench --frames 200 --size 1920x1080
@@ -9,7 +9,7 @@
 // Each timed frame starts from an untouched source: FFmpeg's filter gets a reference it may not
 // write (KEEP_REF), so it allocates and fills a new frame; ours copies the plane into a work
 // buffer and equalizes that in place (the copy is counted). FFmpeg's filter is single-threaded;
-// ours is shown on one thread and on every core.
+// ours is shown on RGBA on one thread, and on GRAY8 on one thread and on every core.
 
 #include <algorithm>
 #include <chrono>
@@ -103,6 +103,18 @@ class FfmpegHisteq {
   AVFilterContext *sink_ = nullptr;
 };
 
+// The RGBA bytes of a luma frame: R = G = B = luma, alpha 255.
+void fill_rgba(const bench::HostFrame &luma, std::uint8_t *rgba, std::ptrdiff_t pitch) {
+  for (int y = 0; y < luma.size.height; ++y) {
+    const std::uint8_t *in = luma.bytes.data() + y * luma.pitch;
+    std::uint8_t *out = rgba + y * pitch;
+    for (int x = 0; x < luma.size.width; ++x, out += 4) {
+      out[0] = out[1] = out[2] = in[x];
+      out[3] = 255;
+    }
+  }
+}
+
 FramePtr rgba_from_luma(const bench::HostFrame &luma, std::int64_t pts) {
   FramePtr frame(av_frame_alloc());
   frame->format = AV_PIX_FMT_RGBA;
@@ -110,14 +122,7 @@ FramePtr rgba_from_luma(const bench::HostFrame &luma, std::int64_t pts) {
   frame->height = luma.size.height;
   frame->pts = pts;
   if (av_frame_get_buffer(frame.get(), 0) < 0) return nullptr;
-  for (int y = 0; y < luma.size.height; ++y) {
-    const std::uint8_t *in = luma.bytes.data() + y * luma.pitch;
-    std::uint8_t *out = frame->data[0] + std::ptrdiff_t(y) * frame->linesize[0];
-    for (int x = 0; x < luma.size.width; ++x, out += 4) {
-      out[0] = out[1] = out[2] = in[x];
-      out[3] = 255;
-    }
-  }
+  fill_rgba(luma, frame->data[0], frame->linesize[0]);
   return frame;
 }
 
@@ -168,6 +173,31 @@ double time_histeq(const std::vector<bench::HostFrame> &frames, int count, unsig
   return count / seconds_since(start);
 }
 
+// The same for CpuEqualizer on one thread on the RGBA bytes FFmpeg's filter gets (packed RGB,
+// equalized by its luma); `check` gets the spread of the first frame's red channel.
+double time_histeq_rgba(const std::vector<bench::HostFrame> &frames, int count,
+                        std::string &check) {
+  const bench::FrameSize size = frames[0].size;
+  const std::ptrdiff_t pitch = 4 * std::ptrdiff_t(size.width);
+  std::vector<std::vector<std::uint8_t>> rgba;
+  for (const bench::HostFrame &frame : frames) {
+    rgba.emplace_back(std::size_t(pitch) * std::size_t(size.height));
+    fill_rgba(frame, rgba.back().data(), pitch);
+  }
+  histeq::CpuEqualizer equalizer(1);
+  std::vector<std::uint8_t> work(rgba[0].size());
+  const histeq::RgbView view{work.data(), size.width, size.height, pitch};
+  auto one = [&](const std::vector<std::uint8_t> &frame) {
+    std::memcpy(work.data(), frame.data(), work.size());
+    equalizer.equalize(view, histeq::full_range(8));
+  };
+  one(rgba[0]);
+  check = spread(work.data(), pitch, 4, size.width, size.height);
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < count; ++i) one(rgba[std::size_t(i) % rgba.size()]);
+  return count / seconds_since(start);
+}
+
 void usage(const char *program) {
   std::fprintf(stderr, "usage: %s [--frames N] [--size WxH]...\n", program);
 }
@@ -197,20 +227,24 @@ int main(int argc, char **argv) {
   if (sizes.empty()) sizes = {{1280, 720}, {1920, 1080}, {3840, 2160}};
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  std::printf("FFmpeg %s (RGBA, 1 thread) vs histeq CpuEqualizer (GRAY8): one run of %d frames\n",
-              kFfmpegFilter, count);
+  std::printf(
+      "FFmpeg %s (RGBA, 1 thread) vs histeq CpuEqualizer (RGBA and GRAY8): one run of %d "
+      "frames\n",
+      kFfmpegFilter, count);
   std::printf("frames: natural content (bench/frames.h), %d distinct frames cycled; %u cores\n\n",
               kDistinctFrames, cores);
-  std::printf("%-10s %10s %18s %18s %18s  %s\n", "size", "input", "ffmpeg histeq fps",
-              "histeq 1 thread", ("histeq " + std::to_string(cores) + " threads").c_str(),
-              "output luma 5..95% (ffmpeg / histeq)");
+  std::printf("%-10s %10s %18s %18s %18s %18s  %s\n", "size", "input", "ffmpeg histeq RGBA",
+              "histeq RGBA 1 th.", "histeq GRAY8 1 th.",
+              ("histeq GRAY8 " + std::to_string(cores) + " th.").c_str(),
+              "output 5..95% (ffmpeg / RGBA / GRAY8)");
   for (const bench::FrameSize &size : sizes) {
     std::vector<bench::HostFrame> frames;
     for (int i = 0; i < kDistinctFrames; ++i)
       frames.push_back(
           bench::make_frame(bench::Content::kNatural, size, size.width, std::uint32_t(1000 + i)));
-    std::string ffmpeg_check, histeq_check;
+    std::string ffmpeg_check, rgba_check, histeq_check;
     const double ffmpeg = time_ffmpeg(frames, count, ffmpeg_check);
+    const double rgba = time_histeq_rgba(frames, count, rgba_check);
     const double one = time_histeq(frames, count, 1, histeq_check);
     const double all = time_histeq(frames, count, 0, histeq_check);
     if (ffmpeg < 0) {
@@ -218,9 +252,9 @@ int main(int argc, char **argv) {
       return 1;
     }
     const bench::HostFrame &first = frames[0];
-    std::printf("%-10s %10s %18.1f %18.1f %18.1f  %s / %s\n", size.label().c_str(),
+    std::printf("%-10s %10s %18.1f %18.1f %18.1f %18.1f  %s / %s / %s\n", size.label().c_str(),
                 spread(first.bytes.data(), first.pitch, 1, size.width, size.height).c_str(), ffmpeg,
-                one, all, ffmpeg_check.c_str(), histeq_check.c_str());
+                rgba, one, all, ffmpeg_check.c_str(), rgba_check.c_str(), histeq_check.c_str());
   }
   return 0;
 }
