@@ -2,10 +2,11 @@
 // Packed frames on the widest SIMD target the CPU has (Highway's dynamic dispatch), and their
 // scalar references. Packed YUV: luma bytes deinterleaved, looked up and interleaved back.
 // Packed RGB: rgb.h's rule in 32-bit lanes, one pixel a lane; 4-byte pixels are read as words
-// and their channels shifted out, 3-byte pixels deinterleaved (or, with AVX-512 VBMI, permuted
-// into words). Where one LUT serves the frame, the gain comes from rgb.h's table by the luma the
-// count wrote, and the headroom is divided in the lanes for steps where a pixel would clip. Where
-// each pixel has its own mapping (CLAHE), both are divided in the lanes.
+// and their channels taken out (by byte shuffles with AVX-512 VBMI, else shifted out), 3-byte
+// pixels deinterleaved (or, with VBMI, permuted into words). Where one LUT serves the frame, the
+// gain comes from rgb.h's table by the luma the count wrote, and the headroom is divided in the
+// lanes for steps where a pixel would clip. Where each pixel has its own mapping (CLAHE), both
+// are divided in the lanes.
 #include "packed_map.h"
 
 #include <cstddef>
@@ -163,14 +164,15 @@ HWY_INLINE void StoreRgb3Group(const V32 (&words)[4], std::uint8_t *p) {
 #endif
 
 // Where R, G and B lie in the words of a step of pixels (4-byte pixels, or 3-byte ones permuted
-// into words): how ChannelsOf takes them out, one byte shuffle a channel where shifting and
-// masking take two, and how PackWords puts mapped channels back, the byte that is none of R, G
-// and B kept from the words read. With AVX-512 VBMI two permutes of the bytes of two vectors each
-// put every mapped channel's byte 2 and the kept byte in place, and a blend joins them; elsewhere
-// the channels are shifted.
+// into words): how ChannelsOf takes them out and how PackWords puts mapped channels back, the
+// byte that is none of R, G and B kept from the words read. With AVX-512 VBMI a channel comes out
+// by one byte shuffle where shifting and masking take two, and two permutes of the bytes of two
+// vectors each put every mapped channel's byte 2 and the kept byte in place, joined by a blend;
+// elsewhere the channels are shifted (512-bit shuffles measured slower than shifts on the
+// AVX-512 target without VBMI).
 struct WordPacking {
   int red, green, blue, kept;
-#if HWY_TARGET != HWY_SCALAR
+#if HISTEQ_BYTE_PERMUTES
   using D8 = hn::Repartition<std::uint8_t, D32>;
   hn::Vec<D8> pick_red, pick_green, pick_blue;  // ChannelsOf's shuffles
   static hn::Vec<D8> pick(int byte) {
@@ -189,7 +191,7 @@ struct WordPacking {
         green(frame.green),
         blue(frame.blue),
         kept(6 - frame.red - frame.green - frame.blue)
-#if HWY_TARGET != HWY_SCALAR
+#if HISTEQ_BYTE_PERMUTES
         ,
         pick_red(pick(frame.red)),
         pick_green(pick(frame.green)),
@@ -214,17 +216,17 @@ struct WordPacking {
 
 // R, G and B of a step of words: each channel's byte to byte 0 of its lane, the others zeroed.
 HWY_INLINE Channels ChannelsOf(const WordPacking &packing, V32 words) {
-#if HWY_TARGET == HWY_SCALAR
-  const auto byte = [&](int at) {
-    return hn::And(hn::ShiftRightSame(words, 8 * at), hn::Set(D32(), 0xFFu));
-  };
-  return Channels{byte(packing.red), byte(packing.green), byte(packing.blue)};
-#else
+#if HISTEQ_BYTE_PERMUTES
   const WordPacking::D8 d8;
   const auto byte = [&](hn::Vec<WordPacking::D8> pick) {
     return hn::BitCast(D32(), hn::TableLookupBytesOr0(hn::BitCast(d8, words), pick));
   };
   return Channels{byte(packing.pick_red), byte(packing.pick_green), byte(packing.pick_blue)};
+#else
+  const auto byte = [&](int at) {
+    return hn::And(hn::ShiftRightSame(words, 8 * at), hn::Set(D32(), 0xFFu));
+  };
+  return Channels{byte(packing.red), byte(packing.green), byte(packing.blue)};
 #endif
 }
 
@@ -409,7 +411,7 @@ HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
 template <class Step, class Pixel>
 HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &packing, int y,
                                const Step &step, const Pixel &pixel) {
-  // A copy the row's stores cannot alias, so its channel positions stay in registers.
+  // A copy the row's stores cannot alias, so its width and layout stay in registers.
   const RgbView frame = view;
   const D32 d32;
   const int lanes = step_of(d32, frame.width);
@@ -454,12 +456,12 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &packing, 
   }
 }
 
+#if HISTEQ_BYTE_PERMUTES
 // rgb.h's gains (below 2^24) as three tables of their bytes, for LookUp.
 struct GainBytes {
   std::uint8_t of[3][256];
 };
 
-#if HISTEQ_BYTE_PERMUTES
 // The gains of 64 pixels, looked up as three vectors of their bytes, put together as four
 // vectors of 16 words: per vector one permute takes bytes 0 and 1 of each word from the first
 // two, and a second puts byte 2 in from the third.
@@ -531,7 +533,7 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
     for (; x < width; ++x) gain_words[std::size_t(x)] = tables.gain[row_luma[x]];
 #endif
     // Rows without a black pixel, most of a frame, skip the lift and read no luma in the lanes
-    // where the gain comes from its bytes.
+    // where the gain comes from the row's gain words.
     const auto map_row = [&](auto black) {
       constexpr bool kBlack = decltype(black)::value;
       ForEachRgbStep(
@@ -540,9 +542,12 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
             V32 levels = hn::Zero(d32);
             if (kBlack || !kLookUpIsPermute)
               levels = hn::PromoteTo(d32, hn::LoadU(d8_32, row_luma + x));
-            const V32 gain = kLookUpIsPermute
-                                 ? hn::LoadU(d32, gain_words.data() + x)
-                                 : hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
+            V32 gain;
+            if constexpr (kLookUpIsPermute) {
+              gain = hn::LoadU(d32, gain_words.data() + x);
+            } else {
+              gain = hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
+            }
             return MapChannels<kBlack>(c, levels, gain, lift);
           },
           [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {

@@ -115,7 +115,8 @@ struct RgbLayout {
 constexpr RgbLayout kRgbLayouts[] = {{4, 0, 1, 2}, {4, 2, 1, 0}, {4, 1, 2, 3},
                                      {4, 3, 2, 1}, {3, 0, 1, 2}, {3, 2, 1, 0}};
 
-constexpr int kPackedWidths[] = {1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 65, 200, 1927};
+constexpr int kPackedWidths[] = {1,  2,  3,  4,  5,   7,   8,   9,   15,  16,  17,
+                                 31, 32, 33, 65, 127, 128, 129, 143, 200, 1927};
 
 // A LUT that lifts black, so the luma-0 rule is taken too.
 std::vector<Lut> packed_luts() {
