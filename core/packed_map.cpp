@@ -409,10 +409,12 @@ HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
 // channels of pixels x, x + 1, ...) and the pixels past the last whole step through `pixel`
 // (pixel(r, g, b, x), in place); the fourth byte of 4-byte pixels is kept.
 template <class Step, class Pixel>
-HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &packing, int y,
+HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_packing, int y,
                                const Step &step, const Pixel &pixel) {
-  // A copy the row's stores cannot alias, so its width and layout stay in registers.
+  // Copies the row's byte stores cannot alias, so the frame's width and layout and the packing's
+  // positions and permutes stay in registers.
   const RgbView frame = view;
+  const WordPacking packing = shared_packing;
   const D32 d32;
   const int lanes = step_of(d32, frame.width);
   std::uint8_t *p = frame.row(y);
