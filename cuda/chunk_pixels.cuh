@@ -173,72 +173,77 @@ struct PackedYuvPixels {
   }
 };
 
-// The parts of packed RGB's rule both pixel sizes share.
-struct RgbRule {
-  LumaMatrix matrix;
+// rgb.h's rule for a pixel of luma y whose R, G and B are bytes 0, 1 and 2 of `rgb`: the mapped
+// channels at the same bytes, byte 3 zero. The LUT is read only where y is 0, the one luma whose
+// channels are lifted rather than scaled.
+__device__ __forceinline__ unsigned map_rgb(unsigned rgb, unsigned y, const MapTables &tables) {
+  std::uint8_t r = std::uint8_t(rgb), g = std::uint8_t(rgb >> 8), b = std::uint8_t(rgb >> 16);
+  rgb_scale_pixel(r, g, b, y, y ? 0u : tables.lut[0], tables.rgb->gain[y], *tables.rgb);
+  return unsigned(r) | unsigned(g) << 8 | unsigned(b) << 16;
+}
 
-  __device__ unsigned luma(unsigned r, unsigned g, unsigned b) const {
-    return rgb_luma(r, g, b, matrix);
-  }
-  // Maps R, G and B in place, by rgb.h's rule with the block's tables.
-  __device__ void map(unsigned &r, unsigned &g, unsigned &b, const MapTables &tables) const {
-    const unsigned y = luma(r, g, b);
-    std::uint8_t r8 = std::uint8_t(r), g8 = std::uint8_t(g), b8 = std::uint8_t(b);
-    rgb_scale_pixel(r8, g8, b8, y, tables.lut[y], tables.rgb->gain[y], *tables.rgb);
-    r = r8;
-    g = g8;
-    b = b8;
-  }
-  // A pixel of a row's tail, its other bytes copied to `out`.
-  __device__ void map_pixel(const std::uint8_t *pixel, std::uint8_t *out, int pixel_bytes, int red,
-                            int green, int blue, const MapTables &tables) const {
-    for (int k = 0; k < pixel_bytes; ++k) out[k] = pixel[k];
-    unsigned r = pixel[red], g = pixel[green], b = pixel[blue];
-    map(r, g, b, tables);
-    out[red] = std::uint8_t(r);
-    out[green] = std::uint8_t(g);
-    out[blue] = std::uint8_t(b);
+// rgb_luma of the R, G and B bytes of a 32-bit word, by two byte dot products (DP4A) where the
+// three weights' products take three multiplies and three byte extractions: each Q15 weight is
+// split into its high and low byte, placed at its channel's byte (the byte without a channel
+// weighs 0), and the high products' sum is shifted up by 8. The sum is rgb_luma's, so is the luma.
+struct LumaDot {
+  unsigned high;
+  unsigned low;
+  __device__ LumaDot(LumaMatrix m, int red, int green, int blue)
+      : high((m.red >> 8) << 8 * red | (m.green >> 8) << 8 * green | (m.blue >> 8) << 8 * blue),
+        low((m.red & 0xffu) << 8 * red | (m.green & 0xffu) << 8 * green |
+            (m.blue & 0xffu) << 8 * blue) {}
+  __device__ unsigned operator()(unsigned word) const {
+    return ((__dp4a(word, high, 0u) << 8) + __dp4a(word, low, kLumaOne / 2)) >> 15;
   }
 };
 
 // Packed RGB of 4 bytes a pixel (RGBx, RGBA, ...): 4 pixels a chunk, one in each word, its
-// channels at bit shifts; the fourth byte is kept.
+// channels at the layout's bytes; the fourth byte is kept. Mapping permutes each word to R, G, B
+// from byte 0 up (one PRMT), so the channels sit at bytes known when the kernel is compiled, and
+// permutes the mapped channels back beside the kept byte (one more). A row's tail pixel is
+// gathered into a word and takes the same steps.
 struct Rgb4Pixels {
   static constexpr int kPixelBytes = 4;
   static constexpr int kVectors = 1;
   static constexpr int kChunkPixels = 4;
   static constexpr bool kRgbTables = true;
-  RgbRule rule;
-  int red, green, blue;
+  LumaDot luma_of;
+  unsigned to_rgb;    // __byte_perm selector: R, G, B, the kept byte from byte 0 up
+  unsigned from_rgb;  // __byte_perm(rgb, word, from_rgb): the layout's order again
   explicit __device__ Rgb4Pixels(const PixelLayout &layout)
-      : rule{layout.matrix}, red(layout.red), green(layout.green), blue(layout.blue) {}
-
-  __device__ unsigned luma_of(unsigned word) const {
-    return rule.luma(byte_at(word, 8 * red), byte_at(word, 8 * green), byte_at(word, 8 * blue));
+      : luma_of(layout.matrix, layout.red, layout.green, layout.blue) {
+    const int kept = 6 - layout.red - layout.green - layout.blue;
+    to_rgb = unsigned(layout.red | layout.green << 4 | layout.blue << 8 | kept << 12);
+    from_rgb = 0u << 4 * layout.red | 1u << 4 * layout.green | 2u << 4 * layout.blue |
+               unsigned(4 + kept) << 4 * kept;
   }
+
   template <bool kWarpVote>
   __device__ void count(unsigned *bins, const Chunk<1> &chunk) const {
     const unsigned y[4] = {luma_of(chunk.v[0].x), luma_of(chunk.v[0].y), luma_of(chunk.v[0].z),
                            luma_of(chunk.v[0].w)};
     count_lumas<kWarpVote>(bins, y, y[0] == y[1] && y[0] == y[2] && y[0] == y[3]);
   }
+  __device__ unsigned map_word(unsigned word, const MapTables &tables) const {
+    return __byte_perm(map_rgb(__byte_perm(word, 0, to_rgb), luma_of(word), tables), word,
+                       from_rgb);
+  }
   __device__ Chunk<1> map(Chunk<1> chunk, const MapTables &tables) const {
 #pragma unroll
-    for (int w = 0; w < 4; ++w) {
-      unsigned &word = word_of(chunk, w);
-      unsigned r = byte_at(word, 8 * red), g = byte_at(word, 8 * green),
-               b = byte_at(word, 8 * blue);
-      rule.map(r, g, b, tables);
-      word = with_byte(with_byte(with_byte(word, 8 * red, r), 8 * green, g), 8 * blue, b);
-    }
+    for (int w = 0; w < 4; ++w) word_of(chunk, w) = map_word(word_of(chunk, w), tables);
     return chunk;
   }
+  static __device__ unsigned word_at(const std::uint8_t *pixel) {
+    return pixel[0] | pixel[1] << 8 | pixel[2] << 16 | unsigned(pixel[3]) << 24;
+  }
   __device__ void count_pixel(unsigned *bins, const std::uint8_t *pixel) const {
-    atomicAdd(&bins[rule.luma(pixel[red], pixel[green], pixel[blue])], 1u);
+    atomicAdd(&bins[luma_of(word_at(pixel))], 1u);
   }
   __device__ void map_pixel(const std::uint8_t *pixel, std::uint8_t *out,
                             const MapTables &tables) const {
-    rule.map_pixel(pixel, out, 4, red, green, blue, tables);
+    const unsigned mapped = map_word(word_at(pixel), tables);
+    for (int k = 0; k < 4; ++k) out[k] = std::uint8_t(mapped >> 8 * k);
   }
 };
 
@@ -253,19 +258,18 @@ struct Rgb3Pixels {
   static constexpr bool kRgbTables = true;
   static constexpr int kRed = kRedFirst ? 0 : 2;
   static constexpr int kBlue = 2 - kRed;
-  RgbRule rule;
-  explicit __device__ Rgb3Pixels(const PixelLayout &layout) : rule{layout.matrix} {}
+  LumaDot luma_of;
+  explicit __device__ Rgb3Pixels(const PixelLayout &layout) : luma_of(layout.matrix, 0, 1, 2) {}
 
-  static __device__ unsigned byte_of(const Chunk<3> &chunk, int k) {
-    return byte_at(word_of(chunk, k / 4), 8 * (k % 4));
+  // Pixel p's R, G and B from byte 0 up (one PRMT of the one or two words its bytes lie in).
+  static __device__ unsigned rgb_of(const Chunk<3> &chunk, int p) {
+    const int k = 3 * p / 4, o = 3 * p % 4;
+    return __byte_perm(word_of(chunk, k), word_of(chunk, o <= 1 ? k : k + 1),
+                       unsigned((o + kRed) | (o + 1) << 4 | (o + kBlue) << 8));
   }
   static __device__ void set_byte(Chunk<3> &chunk, int k, unsigned value) {
     unsigned &word = word_of(chunk, k / 4);
     word = with_byte(word, 8 * (k % 4), value);
-  }
-  __device__ unsigned luma_at(const Chunk<3> &chunk, int p) const {
-    return rule.luma(byte_of(chunk, 3 * p + kRed), byte_of(chunk, 3 * p + 1),
-                     byte_of(chunk, 3 * p + kBlue));
   }
   template <bool kWarpVote>
   __device__ void count(unsigned *bins, const Chunk<3> &chunk) const {
@@ -273,7 +277,7 @@ struct Rgb3Pixels {
     bool flat = true;
 #pragma unroll
     for (int p = 0; p < kChunkPixels; ++p) {
-      y[p] = luma_at(chunk, p);
+      y[p] = luma_of(rgb_of(chunk, p));
       flat = flat && y[p] == y[0];
     }
     count_lumas<kWarpVote>(bins, y, flat);
@@ -281,21 +285,27 @@ struct Rgb3Pixels {
   __device__ Chunk<3> map(Chunk<3> chunk, const MapTables &tables) const {
 #pragma unroll
     for (int p = 0; p < kChunkPixels; ++p) {
-      unsigned r = byte_of(chunk, 3 * p + kRed), g = byte_of(chunk, 3 * p + 1),
-               b = byte_of(chunk, 3 * p + kBlue);
-      rule.map(r, g, b, tables);
-      set_byte(chunk, 3 * p + kRed, r);
-      set_byte(chunk, 3 * p + 1, g);
-      set_byte(chunk, 3 * p + kBlue, b);
+      const unsigned rgb = rgb_of(chunk, p);
+      const unsigned mapped = map_rgb(rgb, luma_of(rgb), tables);
+      set_byte(chunk, 3 * p + kRed, byte_at(mapped, 0));
+      set_byte(chunk, 3 * p + 1, byte_at(mapped, 8));
+      set_byte(chunk, 3 * p + kBlue, byte_at(mapped, 16));
     }
     return chunk;
   }
+  static __device__ unsigned rgb_at(const std::uint8_t *pixel) {
+    return pixel[kRed] | pixel[1] << 8 | pixel[kBlue] << 16;
+  }
   __device__ void count_pixel(unsigned *bins, const std::uint8_t *pixel) const {
-    atomicAdd(&bins[rule.luma(pixel[kRed], pixel[1], pixel[kBlue])], 1u);
+    atomicAdd(&bins[luma_of(rgb_at(pixel))], 1u);
   }
   __device__ void map_pixel(const std::uint8_t *pixel, std::uint8_t *out,
                             const MapTables &tables) const {
-    rule.map_pixel(pixel, out, 3, kRed, 1, kBlue, tables);
+    const unsigned rgb = rgb_at(pixel);
+    const unsigned mapped = map_rgb(rgb, luma_of(rgb), tables);
+    out[kRed] = std::uint8_t(mapped);
+    out[1] = std::uint8_t(mapped >> 8);
+    out[kBlue] = std::uint8_t(mapped >> 16);
   }
 };
 

@@ -44,13 +44,14 @@ struct Depth {
 
 // How the tone kernel's threads hold a depth's levels: kItems consecutive levels each, in
 // kBlocks blocks. Blocks of 1024 levels, four a thread, except the classic LUT (no history,
-// clip or blend) up to 12 bits: one block, 16 levels a thread at 12 bits, whose sums cross no
-// blocks. With the options, whose history and report take every level through device memory,
-// four 12-bit blocks are the faster shape.
+// clip or blend): up to 12 bits one block, 16 levels a thread at 12 bits, whose sums cross no
+// blocks; at 16 bits 32 blocks of eight levels a thread, half the blocks to swap sums between.
+// With the options, whose history and report take every level through device memory, four
+// levels a thread are the faster shape (four 12-bit blocks, 64 16-bit ones).
 template <int kBits, bool kClassic>
 struct ToneShape {
   static constexpr int kLevels = 1 << kBits;
-  static constexpr int kItems = kClassic && kBits <= 12 ? kLevels / kToneThreads : 4;
+  static constexpr int kItems = !kClassic ? 4 : kBits <= 12 ? kLevels / kToneThreads : 8;
   static constexpr int kBlockLevels = kToneThreads * kItems;
   static constexpr int kBlocks = kLevels / kBlockLevels;
   static_assert(kItems % 4 == 0, "a thread's levels are whole 16-byte loads of counts");
@@ -508,7 +509,7 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
     count_deep<kBits><<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
   }
   HISTEQ_CUDA_TRY_LAUNCH();
-  // The classic LUT's own kernel only where its shape differs (12 bits).
+  // The classic LUT's own kernel only where its shape differs (12 and 16 bits).
   constexpr bool kClassicShape = ToneShape<kBits, true>::kItems != ToneShape<kBits, false>::kItems;
   if constexpr (kClassicShape) {
     if (tone.classic()) {
