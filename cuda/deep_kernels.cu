@@ -535,12 +535,14 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
 }  // namespace
 
 cudaError_t deep_limits(DeepLimits *limits) {
-  int device = 0, optin = 0, sm_count = 0, tone_per_sm = 0;
+  int device = 0, optin = 0, sm_count = 0, tone_per_sm = 0, classic_tone_per_sm = 0;
   HISTEQ_CUDA_TRY(cudaGetDevice(&device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
   HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device));
   HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&tone_per_sm, tone_deep<16, false>,
                                                                 kToneThreads, 0));
+  HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+      &classic_tone_per_sm, tone_deep<16, true>, kToneThreads, 0));
   *limits = DeepLimits{};
   // The map's static table (16 bytes) comes on top of its dynamic one.
   if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
@@ -550,7 +552,9 @@ cudaError_t deep_limits(DeepLimits *limits) {
         map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
     limits->wide_shared = true;
   }
-  limits->wide_tone = tone_per_sm * sm_count >= ToneShape<16, false>::kBlocks;
+  // Both 16-bit tone grids are cooperative: every block of each must be resident at once.
+  limits->wide_tone = tone_per_sm * sm_count >= ToneShape<16, false>::kBlocks &&
+                      classic_tone_per_sm * sm_count >= ToneShape<16, true>::kBlocks;
   return cudaSuccess;
 }
 

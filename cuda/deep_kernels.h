@@ -11,8 +11,9 @@
 //          the options of tone.params (core/tone_steps.h, the steps DeepCpuEqualizer takes):
 //          each block's sums and scan total cross to the others through DeepExchange behind a
 //          grid barrier, so every level's values stay in registers; one block (10 bits, and the
-//          classic LUT at 12 bits, 16 levels per thread) swaps nothing. It writes the history
-//          and the report, and leaves the device bins zero for the next frame;
+//          classic LUT at 12 bits, 16 levels per thread) swaps nothing, and the classic 16-bit
+//          LUT takes one block per 2048 levels, eight per thread. It writes the history and the
+//          report, and leaves the device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory (128 KiB of it
 //          at 16 bits, where the GPU has it); nothing when the LUT is the identity.
 // Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
