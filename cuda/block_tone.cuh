@@ -48,12 +48,13 @@ __device__ __forceinline__ void block_sums(unsigned (&values)[kValues], BlockTon
     if (threadIdx.x % kLanes == 0) scratch.warp_sums[warp][i] = sum;
   }
   __syncthreads();
+  // Each warp's first kWarps lanes read the partial sums and one REDUX adds them: fewer
+  // instructions than every thread reading all of them, and every block of the grid runs this.
+  static_assert(kWarps <= kLanes, "a warp's lanes read every warp's partial sum");
+  const int lane = threadIdx.x % kLanes;
 #pragma unroll
-  for (int i = 0; i < kValues; ++i) {
-    values[i] = 0;
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) values[i] += scratch.warp_sums[w][i];
-  }
+  for (int i = 0; i < kValues; ++i)
+    values[i] = warp_sum(lane < kWarps ? scratch.warp_sums[lane][i] : 0u);
 }
 
 // Thread t's band's sum of `difference` (bands of kBlock / kSceneBands consecutive threads,
