@@ -5,8 +5,8 @@
 // the options cost (its time over the defaults'), and whether the bytes are identical. A second
 // table times 10-bit words and the packed layouts (YUY2, RGBx, RGB) against the 8-bit planar
 // luma of the same pixels, one thread, natural content: the cost of such a pixel over a planar
-// byte. A third times CLAHE
-// mode (8x8 tiles, clip limit 2) against OpenCV's createCLAHE on the same frames.
+// byte. A third times each layout's count and map apart (passes_table.h), a fourth CLAHE mode
+// (8x8 tiles, clip limit 2) against OpenCV's createCLAHE on the same frames.
 //   histeq-cpu-bench [--runs N]
 #include <algorithm>
 #include <chrono>
@@ -27,76 +27,14 @@
 #include "frame_stats.h"
 #include "params.h"
 #include "frames.h"
+#include "passes_table.h"
+#include "side_by_side.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-using Equalize = std::function<void(std::uint8_t *)>;
-
-double median_fps(std::vector<double> seconds) {
-  std::sort(seconds.begin(), seconds.end());
-  return 1.0 / seconds[seconds.size() / 2];
-}
-
-// A contender and the frame it equalizes.
-struct Timed {
-  Equalize equalize;
-  const std::vector<std::uint8_t> *frame;
-};
-
-// Median frames per second of each contender over `runs` runs each after one warm-up, taken in
-// turns so that whatever else the machine does weighs on all alike; each contender's frame is
-// restored before each run, outside the timed region. Each round starts one contender further
-// on, so that none always follows the same one: a contender timed just after OpenCV's threads
-// pays for them (on the GPU machine's host, 15-30% of a 720p frame on all cores).
-std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs) {
-  std::size_t largest = 0;
-  for (const Timed &c : contenders) largest = std::max(largest, c.frame->size());
-  std::vector<std::uint8_t> work(largest);
-  std::vector<std::vector<double>> seconds(contenders.size());
-  for (int i = 0; i <= runs; ++i) {
-    for (std::size_t turn = 0; turn < contenders.size(); ++turn) {
-      const std::size_t c = (std::size_t(i) + turn) % contenders.size();
-      const std::vector<std::uint8_t> &frame = *contenders[c].frame;
-      std::memcpy(work.data(), frame.data(), frame.size());
-      const auto t0 = Clock::now();
-      contenders[c].equalize(work.data());
-      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (i > 0) seconds[c].push_back(s);
-    }
-  }
-  std::vector<double> fps;
-  for (auto &times : seconds) fps.push_back(median_fps(std::move(times)));
-  return fps;
-}
-
-// The same with one frame for all.
-std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
-                                     const std::vector<std::uint8_t> &frame, int runs) {
-  std::vector<Timed> timed;
-  for (const Equalize &c : contenders) timed.push_back({c, &frame});
-  return fps_side_by_side(timed, runs);
-}
-
-// The natural luma as packed pixels: YUY2 with neutral chroma, and RGB of that luma tinted
-// pixel by pixel (the tint cancels in the luma to within rounding).
-std::vector<std::uint8_t> packed_frame(const std::vector<std::uint8_t> &luma, int pixel_bytes,
-                                       bool rgb) {
-  std::vector<std::uint8_t> bytes(luma.size() * std::size_t(pixel_bytes), 128);
-  for (std::size_t i = 0; i < luma.size(); ++i) {
-    std::uint8_t *p = &bytes[i * std::size_t(pixel_bytes)];
-    if (!rgb) {
-      p[0] = luma[i];
-      continue;
-    }
-    const int tint = int(std::uint32_t(i) * 2654435761u >> 27) - 16;
-    p[0] = std::uint8_t(std::clamp(luma[i] + tint, 0, 255));
-    p[1] = std::uint8_t(std::clamp(luma[i] - tint / 2, 0, 255));
-    p[2] = std::uint8_t(std::clamp(luma[i] + tint / 3, 0, 255));
-  }
-  return bytes;
-}
+using bench::Equalize;
+using bench::fps_side_by_side;
+using bench::packed_frame;
 
 void packed_table(int runs) {
   std::printf(
@@ -265,6 +203,7 @@ int main(int argc, char **argv) {
     }
   }
   packed_table(runs);
+  bench::passes_table(runs);
   clahe_table(runs, cores);
   return mismatches ? 1 : 0;
 }

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Timing for histeq-cpu-bench: contenders timed in turns on their own frames, and the frames
+// the packed layouts are timed on.
+
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace bench {
+
+using Equalize = std::function<void(std::uint8_t *)>;
+
+// A contender and the frame it equalizes.
+struct Timed {
+  Equalize equalize;
+  const std::vector<std::uint8_t> *frame;
+};
+
+// Median frames per second of each contender over `runs` runs each after one warm-up, taken in
+// turns so that whatever else the machine does weighs on all alike; each contender's frame is
+// restored before each run, outside the timed region. Each round starts one contender further
+// on, so that none always follows the same one: a contender timed just after OpenCV's threads
+// pays for them (on the GPU machine's host, 15-30% of a 720p frame on all cores).
+std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs);
+
+// The same with one frame for all.
+std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
+                                     const std::vector<std::uint8_t> &frame, int runs);
+
+// The natural luma as packed pixels: YUY2 with neutral chroma, and RGB of that luma tinted
+// pixel by pixel (the tint cancels in the luma to within rounding).
+std::vector<std::uint8_t> packed_frame(const std::vector<std::uint8_t> &luma, int pixel_bytes,
+                                       bool rgb);
+
+}  // namespace bench
