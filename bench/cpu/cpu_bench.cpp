@@ -35,6 +35,7 @@ namespace {
 using bench::Equalize;
 using bench::fps_side_by_side;
 using bench::packed_frame;
+using bench::ten_bit_words;
 
 void packed_table(int runs) {
   std::printf(
@@ -47,17 +48,12 @@ void packed_table(int runs) {
     const bench::HostFrame host = bench::make_frame(bench::Content::kNatural, size, size.width, 7u);
     histeq::CpuEqualizer planar(1), yuy2(1), rgbx(1), rgb(1);
     histeq::DeepCpuEqualizer deep(1, histeq::SampleLayout{10, 0});
-    // The same levels at 10 bits (two low bits of noise), as the bytes of a plane of words.
     const auto run_deep = [&](std::uint8_t *p) {
       deep.equalize(histeq::LumaPlane16{reinterpret_cast<std::uint16_t *>(p), size.width,
                                         size.height, 2 * std::ptrdiff_t(size.width)},
                     histeq::full_range(10));
     };
-    std::vector<std::uint8_t> words(2 * host.bytes.size());
-    for (std::size_t i = 0; i < host.bytes.size(); ++i) {
-      const std::uint16_t word = std::uint16_t(host.bytes[i] * 4 + (i * 2654435761u >> 30));
-      std::memcpy(&words[2 * i], &word, 2);
-    }
+    const std::vector<std::uint8_t> words = ten_bit_words(host.bytes);
     const auto run_planar = [&](std::uint8_t *p) {
       planar.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
                       histeq::full_range(8));

@@ -45,13 +45,8 @@ void passes_table(int runs) {
     histeq::build_equalization_lut(counts.data(), histeq::kLevels8, histeq::full_range(8),
                                    lut.data());
 
-    // The same levels at 10 bits (two low bits of noise), as the bytes of a plane of words.
     const histeq::SampleLayout ten{10, 0};
-    std::vector<std::uint8_t> words(2 * host.bytes.size());
-    for (std::size_t i = 0; i < host.bytes.size(); ++i) {
-      const std::uint16_t word = std::uint16_t(host.bytes[i] * 4 + (i * 2654435761u >> 30));
-      std::memcpy(&words[2 * i], &word, 2);
-    }
+    const std::vector<std::uint8_t> words = ten_bit_words(host.bytes);
     std::vector<std::uint64_t> deep_counts(ten.levels());
     histeq::accumulate_histogram(
         histeq::ConstLumaPlane16{reinterpret_cast<const std::uint16_t *>(words.data()), width,

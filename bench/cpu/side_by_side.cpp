@@ -64,4 +64,13 @@ std::vector<std::uint8_t> packed_frame(const std::vector<std::uint8_t> &luma, in
   return bytes;
 }
 
+std::vector<std::uint8_t> ten_bit_words(const std::vector<std::uint8_t> &luma) {
+  std::vector<std::uint8_t> words(2 * luma.size());
+  for (std::size_t i = 0; i < luma.size(); ++i) {
+    const std::uint16_t word = std::uint16_t(luma[i] * 4 + (i * 2654435761u >> 30));
+    std::memcpy(&words[2 * i], &word, 2);
+  }
+  return words;
+}
+
 }  // namespace bench

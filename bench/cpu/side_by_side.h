@@ -34,4 +34,8 @@ std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,
 std::vector<std::uint8_t> packed_frame(const std::vector<std::uint8_t> &luma, int pixel_bytes,
                                        bool rgb);
 
+// The same luma at 10 bits (two low bits of noise below each level), as the bytes of a plane of
+// little-endian words.
+std::vector<std::uint8_t> ten_bit_words(const std::vector<std::uint8_t> &luma);
+
 }  // namespace bench
