@@ -180,8 +180,6 @@ struct WordPacking {
     for (int i = 0; i < 16; ++i) block[i] = i % 4 == 0 ? std::uint8_t(i + byte) : 0x80;
     return hn::LoadDup128(D8(), block);
   }
-#endif
-#if HISTEQ_BYTE_PERMUTES
   __m512i red_green;  // bytes of (c.r, c.g) to their places
   __m512i blue_kept;  // bytes of (c.b, words) to theirs
   __mmask64 from_red_green;

@@ -154,27 +154,44 @@ double time_ffmpeg(const std::vector<bench::HostFrame> &frames, int count, std::
   return count / seconds_since(start);
 }
 
-// Frames per second of CpuEqualizer (copy into a work plane + equalize) over `count` frames;
-// `check` gets the luma spread of the first frame's output.
-double time_histeq(const std::vector<bench::HostFrame> &frames, int count, unsigned threads,
-                   std::string &check) {
-  const bench::FrameSize size = frames[0].size;
-  histeq::CpuEqualizer equalizer(threads);
-  std::vector<std::uint8_t> work(std::size_t(size.pixels()));
-  const histeq::LumaPlane8 plane{work.data(), size.width, size.height, size.width};
-  auto one = [&](const bench::HostFrame &frame) {
-    std::memcpy(work.data(), frame.bytes.data(), work.size());
-    equalizer.equalize(plane, histeq::full_range(8));
+// Frames per second of `equalize` over `count` frames, each copied from `sources` (cycled) into
+// one work buffer and equalized there in place (the copy counted); `check` gets the spread of the
+// first output's bytes `step` apart in rows of `pitch` bytes.
+template <class Equalize>
+double time_in_place(const std::vector<const std::vector<std::uint8_t> *> &sources, int count,
+                     bench::FrameSize size, std::ptrdiff_t pitch, int step,
+                     const Equalize &equalize, std::string &check) {
+  std::vector<std::uint8_t> work(sources[0]->size());
+  auto one = [&](const std::vector<std::uint8_t> &source) {
+    std::memcpy(work.data(), source.data(), work.size());
+    equalize(work.data());
   };
-  one(frames[0]);  // warm-up: wakes the pool
-  check = spread(work.data(), size.width, 1, size.width, size.height);
+  one(*sources[0]);  // warm-up: wakes the pool
+  check = spread(work.data(), pitch, step, size.width, size.height);
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i) one(frames[std::size_t(i) % frames.size()]);
+  for (int i = 0; i < count; ++i) one(*sources[std::size_t(i) % sources.size()]);
   return count / seconds_since(start);
 }
 
-// The same for CpuEqualizer on one thread on the RGBA bytes FFmpeg's filter gets (packed RGB,
-// equalized by its luma); `check` gets the spread of the first frame's red channel.
+// CpuEqualizer on `threads` threads (0: every core) on the GRAY8 luma planes; `check` gets the
+// luma spread of the first frame's output.
+double time_histeq(const std::vector<bench::HostFrame> &frames, int count, unsigned threads,
+                   std::string &check) {
+  const bench::FrameSize size = frames[0].size;
+  std::vector<const std::vector<std::uint8_t> *> planes;
+  for (const bench::HostFrame &frame : frames) planes.push_back(&frame.bytes);
+  histeq::CpuEqualizer equalizer(threads);
+  return time_in_place(
+      planes, count, size, size.width, 1,
+      [&](std::uint8_t *p) {
+        equalizer.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
+                           histeq::full_range(8));
+      },
+      check);
+}
+
+// CpuEqualizer on one thread on the RGBA bytes FFmpeg's filter gets (packed RGB, equalized by
+// its luma); `check` gets the spread of the first frame's red channel.
 double time_histeq_rgba(const std::vector<bench::HostFrame> &frames, int count,
                         std::string &check) {
   const bench::FrameSize size = frames[0].size;
@@ -184,18 +201,16 @@ double time_histeq_rgba(const std::vector<bench::HostFrame> &frames, int count,
     rgba.emplace_back(std::size_t(pitch) * std::size_t(size.height));
     fill_rgba(frame, rgba.back().data(), pitch);
   }
+  std::vector<const std::vector<std::uint8_t> *> sources;
+  for (const std::vector<std::uint8_t> &frame : rgba) sources.push_back(&frame);
   histeq::CpuEqualizer equalizer(1);
-  std::vector<std::uint8_t> work(rgba[0].size());
-  const histeq::RgbView view{work.data(), size.width, size.height, pitch};
-  auto one = [&](const std::vector<std::uint8_t> &frame) {
-    std::memcpy(work.data(), frame.data(), work.size());
-    equalizer.equalize(view, histeq::full_range(8));
-  };
-  one(rgba[0]);
-  check = spread(work.data(), pitch, 4, size.width, size.height);
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < count; ++i) one(rgba[std::size_t(i) % rgba.size()]);
-  return count / seconds_since(start);
+  return time_in_place(
+      sources, count, size, pitch, 4,
+      [&](std::uint8_t *p) {
+        equalizer.equalize(histeq::RgbView{p, size.width, size.height, pitch},
+                           histeq::full_range(8));
+      },
+      check);
 }
 
 void usage(const char *program) {
