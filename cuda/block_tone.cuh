@@ -36,6 +36,12 @@ __device__ __forceinline__ bool has_history(const DeviceTone &tone) {
   return tone.params.keep_history && tone.d_history_in && !tone.reset;
 }
 
+// Bin t's smoothed history before this frame (0 without one). Its load is issued before the
+// caller's histogram loads are summed, so their L2 latencies overlap.
+__device__ __forceinline__ unsigned long long history_before(const DeviceTone &tone) {
+  return has_history(tone) ? __ldcg(&tone.d_history_in[threadIdx.x]) : 0ull;
+}
+
 // The sums over the block of every thread's values[i], in every thread, behind one barrier.
 // Once per kernel: the partial sums' slots are not freed for a second call.
 template <int kValues>
@@ -110,18 +116,16 @@ __device__ __forceinline__ unsigned clipped_level_bin(unsigned count, unsigned v
   return (count < ceiling ? count : ceiling) + batch + (one_more ? 1u : 0u);
 }
 
-// lut[t] for bin t of a frame of `pixels` pixels whose bin t holds `count`; `scale` is
-// bin_scale(pixels), taken on the host. Whether the source of the LUT is the frame's counts or the
-// smoothed histogram is known only once the scene distance is summed, so the clip excess of both is
-// summed with it, against their nominal totals (tone_steps.h, step 3), known ahead. Clipping keeps
-// the source's sum, which the scan returns. Ends with a __syncthreads, so the block can map with
-// `lut` at once.
-__device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
-                                                     unsigned long long pixels,
-                                                     unsigned long long scale, OutputRange range,
-                                                     const DeviceTone &tone, unsigned *lut,
-                                                     BlockToneScratch &scratch,
-                                                     std::uint8_t *d_lut) {
+// lut[t] for bin t of a frame of `pixels` pixels whose bin t holds `count` and whose smoothed
+// history held `before` (history_before); `scale` is bin_scale(pixels), taken on the host.
+// Whether the source of the LUT is the frame's counts or the smoothed histogram is known only
+// once the scene distance is summed, so the clip excess of both is summed with it, against their
+// nominal totals (tone_steps.h, step 3), known ahead. Clipping keeps the source's sum, which the
+// scan returns. Ends with a __syncthreads, so the block can map with `lut` at once.
+__device__ __forceinline__ void build_block_tone_lut(
+    unsigned long long count, unsigned long long before, unsigned long long pixels,
+    unsigned long long scale, OutputRange range, const DeviceTone &tone, unsigned *lut,
+    BlockToneScratch &scratch, std::uint8_t *d_lut) {
   const int t = threadIdx.x;
   const Params &params = tone.params;
   const bool writer = blockIdx.x == 0;
@@ -133,7 +137,6 @@ __device__ __forceinline__ void build_block_tone_lut(unsigned long long count,
   // The scene distance, then the clip excess of the counts and of the smoothed histogram.
   unsigned sums[3] = {0, unsigned(clip_excess(source, ceiling)), 0};
   if (params.keep_history) {
-    const unsigned long long before = followed ? __ldcg(&tone.d_history_in[t]) : 0;
     now = unsigned(normalized_bin(count, scale));
     smoothed = unsigned(smoothed_bin(before, now, params.history_weight));
     const int band = band_sum(int(bin_difference(now, before)));

@@ -95,8 +95,9 @@ __global__ void __launch_bounds__(kBlock)
   cooperative_groups::this_grid().sync();
 
   if constexpr (kTone) {
-    build_block_tone_lut(sum_bin_copies<kFusedHistogramCopies>(d_histogram), frame_pixels, scale,
-                         range, tone, lut, lut_scratch, d_lut);
+    const unsigned long long before = history_before(tone);
+    build_block_tone_lut(sum_bin_copies<kFusedHistogramCopies>(d_histogram), before, frame_pixels,
+                         scale, range, tone, lut, lut_scratch, d_lut);
   } else {
     build_block_lut<kFusedHistogramCopies>(d_histogram, range, lut, lut_scratch, d_lut);
   }

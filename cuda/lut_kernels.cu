@@ -94,8 +94,9 @@ __global__ void build_tone_lut(Count *d_histogram, Count pixels, Count scale, Ou
                                DeviceTone tone, std::uint8_t *d_lut) {
   __shared__ unsigned lut[kLevels];
   __shared__ BlockToneScratch scratch;
+  const unsigned long long before = history_before(tone);
   const Count count = d_histogram[threadIdx.x];
-  build_block_tone_lut(count, pixels, scale, range, tone, lut, scratch, d_lut);
+  build_block_tone_lut(count, before, pixels, scale, range, tone, lut, scratch, d_lut);
   d_histogram[threadIdx.x] = 0;
 }
 
