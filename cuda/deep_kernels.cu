@@ -271,6 +271,12 @@ __global__ void __launch_bounds__(kToneThreads)
     count[i + 2] = counts4.z;
     count[i + 3] = counts4.w;
   }
+  // The history's loads go out before the counts are first used, so their latencies overlap.
+  unsigned long long before[kToneItems] = {};
+  if (followed) {
+#pragma unroll
+    for (int i = 0; i < kToneItems; ++i) before[i] = tone.d_history_in[first + i];
+  }
   unsigned long long now[kToneItems] = {};
   unsigned long long smoothed[kToneItems] = {};
   const unsigned count_ceiling = unsigned(clip_ceiling(pixels, params.clip_limit, D::kLevels));
@@ -281,10 +287,9 @@ __global__ void __launch_bounds__(kToneThreads)
   for (int i = 0; i < kToneItems; ++i) {
     count_excess += unsigned(clip_excess(count[i], count_ceiling));
     if (keep) {
-      const unsigned long long before = followed ? tone.d_history_in[first + i] : 0;
       now[i] = normalized_bin(count[i], scale);
-      smoothed[i] = smoothed_bin(before, now[i], params.history_weight);
-      difference += int(bin_difference(now[i], before));
+      smoothed[i] = smoothed_bin(before[i], now[i], params.history_weight);
+      difference += int(bin_difference(now[i], before[i]));
       smoothed_excess += unsigned(clip_excess(smoothed[i], smoothed_ceiling));
     }
   }
