@@ -9,11 +9,8 @@
 // (8x8 tiles, clip limit 2) against OpenCV's createCLAHE on the same frames.
 //   histeq-cpu-bench [--runs N]
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <functional>
 #include <string>
 #include <utility>
 #include <thread>

@@ -38,9 +38,8 @@ void passes_table(int runs) {
   for (const FrameSize size : sizes) {
     const HostFrame host = make_frame(Content::kNatural, size, size.width, 7u);
     const int width = size.width, height = size.height;
-    histeq::LumaHistogram8 counts{};
-    histeq::accumulate_histogram(histeq::ConstLumaPlane8{host.bytes.data(), width, height, width},
-                                 0, height, counts);
+    const histeq::LumaHistogram8 counts =
+        histeq::luma_histogram(histeq::ConstLumaPlane8{host.bytes.data(), width, height, width});
     std::array<std::uint8_t, histeq::kLevels8> lut{};
     histeq::build_equalization_lut(counts.data(), histeq::kLevels8, histeq::full_range(8),
                                    lut.data());
@@ -95,9 +94,7 @@ void passes_table(int runs) {
 
     const std::vector<double> fps = fps_side_by_side(
         {{[&](std::uint8_t *p) {
-            histeq::LumaHistogram8 histogram{};
-            histeq::accumulate_histogram(histeq::ConstLumaPlane8{p, width, height, width}, 0,
-                                         height, histogram);
+            histeq::luma_histogram(histeq::ConstLumaPlane8{p, width, height, width});
           },
           &host.bytes},
          {[&](std::uint8_t *p) {
