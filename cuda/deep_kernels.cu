@@ -66,12 +66,15 @@ constexpr int kWideLutBytes = (1 << 16) * 2;
 // Visits items first, first + stride, ... (item_walk.cuh) with visit(row, c, chunk): kUnroll
 // items' chunks are loaded before any is visited, so that as many loads are in flight per thread
 // (`chunk` is meaningful for items of whole chunks, c < items.chunks; a row's tail words are the
-// visitor's to read).
-template <int kUnroll, class Visit>
+// visitor's to read). Every thread calls ready() once, after its first loads are issued and
+// before it visits anything; the walk stops there when it returns false.
+template <int kUnroll, class Visit, class Ready>
 __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
-                                           long long first, long long stride, Visit visit) {
+                                           long long first, long long stride, Visit visit,
+                                           Ready ready) {
   ItemCursor at(items, plane.height, first, stride);
-  while (at.y < plane.height) {
+  bool started = false;
+  do {
     uint4 chunks[kUnroll];
     int ys[kUnroll], cs[kUnroll];
 #pragma unroll
@@ -82,11 +85,35 @@ __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items
         chunks[k] = *reinterpret_cast<const uint4 *>(plane.data + (std::size_t)at.y * plane.pitch +
                                                      at.c * kChunkBytes);
     }
+    if (!started) {
+      started = true;
+      if (!ready()) return;
+    }
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) {
       if (ys[k] < plane.height) visit(ys[k], cs[k], chunks[k]);
     }
-  }
+  } while (at.y < plane.height);
+}
+
+template <int kUnroll, class Visit>
+__device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
+                                           long long first, long long stride, Visit visit) {
+  walk_items<kUnroll>(plane, items, first, stride, visit, [] { return true; });
+}
+
+// Programmatic dependent launch (compute capability 9.0 on; launch_after): the tone kernel lets
+// the map kernel start before it ends, and the map kernel waits for its LUT only once its first
+// chunks are on their way. Both are no-ops in a kernel launched the usual way.
+__device__ __forceinline__ void let_next_kernel_start() {
+#if __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+__device__ __forceinline__ void wait_for_previous_kernel() {
+#if __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
 }
 
 // Calls count(word) for every word of item (y, c) that walk_items visits: a chunk's eight, or the
@@ -248,6 +275,7 @@ __global__ void __launch_bounds__(kToneThreads)
   __shared__ unsigned first_source;
   __shared__ unsigned shared_sums[4];  // excesses, then the prefix and total of the scan
   __shared__ unsigned cdf_min;
+  let_next_kernel_start();
   const int t = threadIdx.x;
   const int b = blockIdx.x;
   using Shape = ToneShape<kBits, kClassic>;
@@ -417,23 +445,12 @@ __global__ void __launch_bounds__(kWalkThreads)
     map_deep(DevicePlane plane, DevicePlane out, const std::uint16_t *d_lut,
              const unsigned *d_identity) {
   using D = Depth<kBits>;
-  // The identity leaves the words alone; out of place they are still copied.
-  const bool copy_only = *d_identity;
-  if (copy_only && out.data == plane.data) return;
   // Random lookups into a LUT in device memory would split every warp's load over as many cache
   // lines: the LUT goes to shared memory, 128 KiB of dynamic shared memory at 16 bits.
   constexpr bool kSharedTable = !D::kWide || kWideShared;
   __shared__ __align__(16) std::uint16_t small_table[D::kWide ? 8 : D::kLevels];
   extern __shared__ __align__(16) std::uint16_t wide_table[];
   std::uint16_t *table = D::kWide ? wide_table : small_table;
-  if constexpr (kSharedTable) {
-    // Eight entries a load: one 2-byte load each would keep the block waiting on 128 KiB of them.
-    const auto *lut_chunks = reinterpret_cast<const uint4 *>(d_lut);
-    auto *table_chunks = reinterpret_cast<uint4 *>(table);
-#pragma unroll 4
-    for (int i = threadIdx.x; i < D::kLevels / 8; i += blockDim.x) table_chunks[i] = lut_chunks[i];
-    __syncthreads();
-  }
   const auto lut = [&](std::uint32_t level) -> std::uint32_t {
     if constexpr (kSharedTable) {
       return table[level];
@@ -443,8 +460,28 @@ __global__ void __launch_bounds__(kWalkThreads)
   };
   const SampleLayout sample = plane.layout.sample;
   const Items items(plane, out, kChunkBytes);
+  bool copy_only = false;
+  // The LUT, once this thread's first chunks are on their way: the tone kernel may still be
+  // building it when this grid starts.
+  const auto lut_ready = [&] {
+    wait_for_previous_kernel();
+    // The identity leaves the words alone; out of place they are still copied.
+    copy_only = *d_identity;
+    if (copy_only && out.data == plane.data) return false;
+    if constexpr (kSharedTable) {
+      // Eight entries a load: one 2-byte load each would keep the block waiting on 128 KiB.
+      const auto *lut_chunks = reinterpret_cast<const uint4 *>(d_lut);
+      auto *table_chunks = reinterpret_cast<uint4 *>(table);
+#pragma unroll 4
+      for (int i = threadIdx.x; i < D::kLevels / 8; i += blockDim.x)
+        table_chunks[i] = lut_chunks[i];
+      __syncthreads();
+    }
+    return true;
+  };
   walk_items<kWalkUnroll>(
-      plane, items, grid_first(), grid_stride(), [&](int y, int c, const uint4 &chunk) {
+      plane, items, grid_first(), grid_stride(),
+      [&](int y, int c, const uint4 &chunk) {
         std::uint8_t *out_row = out.data + (std::size_t)y * out.pitch;
         if (c < items.chunks) {
           const uint4 mapped =
@@ -459,7 +496,27 @@ __global__ void __launch_bounds__(kWalkThreads)
           for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
             out_words[x] = copy_only ? words[x] : std::uint16_t(map_word(words[x], sample, lut));
         }
-      });
+      },
+      lut_ready);
+}
+
+// Launches `kernel` allowed to start before the kernel before it on `stream` ends (programmatic
+// dependent launch) where the limits say the device has it; it waits for that kernel's results
+// itself (wait_for_previous_kernel).
+template <typename... Params, typename... Args>
+cudaError_t launch_after(const DeepLimits &limits, void (*kernel)(Params...), int blocks,
+                         int threads, std::size_t shared_bytes, cudaStream_t stream, Args... args) {
+  cudaLaunchConfig_t config = {};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute early;
+  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  early.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &early;
+  config.numAttrs = limits.programmatic_launch ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
 // The tone kernel of shape ToneShape<kBits, kClassic> for `plane`'s histogram in `scratch`.
@@ -526,14 +583,15 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
     HISTEQ_CUDA_TRY((launch_tone<kBits, false>(plane, range, tone, scratch, stream)));
   }
   HISTEQ_CUDA_TRY_LAUNCH();
+  const std::uint16_t *lut = scratch.d_lut;
+  const unsigned *identity = scratch.d_identity;
   if (wide_shared) {
-    map_deep<kBits, true><<<wide_blocks, kWalkThreads, kWideLutBytes, stream>>>(
-        plane, out, scratch.d_lut, scratch.d_identity);
+    HISTEQ_CUDA_TRY(launch_after(scratch.limits, map_deep<kBits, true>, wide_blocks, kWalkThreads,
+                                 kWideLutBytes, stream, plane, out, lut, identity));
   } else {
-    map_deep<kBits, false>
-        <<<blocks, kWalkThreads, 0, stream>>>(plane, out, scratch.d_lut, scratch.d_identity);
+    HISTEQ_CUDA_TRY(launch_after(scratch.limits, map_deep<kBits, false>, blocks, kWalkThreads, 0,
+                                 stream, plane, out, lut, identity));
   }
-  HISTEQ_CUDA_TRY_LAUNCH();
   return cudaSuccess;
 }
 
@@ -548,7 +606,10 @@ cudaError_t deep_limits(DeepLimits *limits) {
                                                                 kToneThreads, 0));
   HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &classic_tone_per_sm, tone_deep<16, true>, kToneThreads, 0));
+  int major = 0;
+  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   *limits = DeepLimits{};
+  limits->programmatic_launch = major >= 9;
   // The map's static table (16 bytes) comes on top of its dynamic one.
   if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
     HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
