@@ -6,16 +6,20 @@
 // table times 10-bit words and the packed layouts (YUY2, RGBx, RGB) against the 8-bit planar
 // luma of the same pixels, one thread, natural content: the cost of such a pixel over a planar
 // byte. A third times each layout's count and map apart (passes_table.h), a fourth CLAHE mode
-// (8x8 tiles, clip limit 2) against OpenCV's createCLAHE on the same frames.
-//   histeq-cpu-bench [--runs N]
+// (8x8 tiles, clip limit 2) against OpenCV's createCLAHE on the same frames. --widest-target
+// caps the core's SIMD at a Highway target, to compare targets on one host.
+//   histeq-cpu-bench [--runs N] [--widest-target avx3_dl|avx3|avx2|sse4|neon|scalar]
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <thread>
 #include <vector>
 
+#include <hwy/targets.h>
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -130,6 +134,16 @@ void clahe_table(int runs, unsigned cores) {
   }
 }
 
+// The Highway target of a --widest-target name, or 0.
+std::int64_t simd_target_named(const char *name) {
+  const std::pair<const char *, std::int64_t> targets[] = {
+      {"avx3_dl", HWY_AVX3_DL}, {"avx3", HWY_AVX3}, {"avx2", HWY_AVX2},
+      {"sse4", HWY_SSE4},       {"neon", HWY_NEON}, {"scalar", HWY_SCALAR}};
+  for (const auto &[target_name, target] : targets)
+    if (!std::strcmp(name, target_name)) return target;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -142,16 +156,23 @@ int main(int argc, char **argv) {
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--widest-target") && i + 1 < argc &&
+               simd_target_named(argv[i + 1])) {
+      // Highway's better targets have the lower bits: every one better than this is set aside.
+      hwy::DisableTargets(simd_target_named(argv[++i]) - 1);
     } else {
-      std::fprintf(stderr, "usage: histeq-cpu-bench [--runs N]\n");
+      std::fprintf(stderr,
+                   "usage: histeq-cpu-bench [--runs N] [--widest-target "
+                   "avx3_dl|avx3|avx2|sse4|neon|scalar]\n");
       return 2;
     }
   }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::int64_t supported = hwy::SupportedTargets();
   std::printf(
       "histeq-cpu-bench: CPU core against OpenCV %s cv::equalizeHist, frames per second "
-      "(median of %d runs), %u cores\n",
-      CV_VERSION, runs, cores);
+      "(median of %d runs), %u cores, SIMD target %s\n",
+      CV_VERSION, runs, cores, hwy::TargetName(supported & -supported));
   std::printf("%-10s %-9s %-8s %10s %10s %7s %10s %8s  %s\n", "size", "content", "threads",
               "histeq", "OpenCV", "ratio", "+options", "cost", "bytes");
   int mismatches = 0;
