@@ -9,6 +9,7 @@
 
 #include "clahe.h"
 #include "cuda_check.h"
+#include "dependent_launch.cuh"
 #include "luma_words.cuh"
 #include "rgb.h"
 #include "tone_steps.h"
@@ -339,22 +340,6 @@ __device__ void tone_tile(int tile, unsigned *counts, std::uint16_t *luts, const
   for_each_level([&](int v, int) { tile_counts[v] = 0; });
 }
 
-// Programmatic dependent launch (compute capability 9.0 and up): the count lets the map's
-// blocks start while its last blocks build the LUTs, and the map waits for the count to be
-// complete, its writes visible, before it reads them. Elsewhere, and when the map is launched
-// without the attribute, the stream orders the two as usual and these do nothing.
-__device__ __forceinline__ void let_next_kernel_start() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
-
-__device__ __forceinline__ void wait_for_preceding_kernel() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
-}
-
 // Shared bin copies per block for `bins` levels: a warp counts into copy warp % copies, so fewer
 // lanes queue on one address (8 copies of 256 bins, 2 of 1024, one of 4096).
 __host__ __device__ constexpr int bin_copies(int bins) {
@@ -667,9 +652,9 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &plane, const 
       map_kernel = reinterpret_cast<const void *>(map_tiles<Luma, CellLuts::kDevice>);
       break;
   }
-  // The map starts early only where its code waits for the count (compiled for 9.0 and up).
-  cudaFuncAttributes map_code{};
-  HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&map_code, map_kernel));
+  // The count lets the map's blocks start while its last blocks build the LUTs.
+  bool map_early = false;
+  HISTEQ_CUDA_TRY(may_start_early(map_kernel, &map_early));
   int map_resident = 0;
   HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&map_resident, map_kernel, kThreads,
                                                                 map_shared_bytes));
@@ -713,18 +698,6 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &plane, const 
   }
   HISTEQ_CUDA_TRY_LAUNCH();
 
-  cudaLaunchConfig_t config{};
-  config.gridDim = map_blocks;
-  config.blockDim = dim3(kThreads);
-  config.stream = stream;
-  cudaLaunchAttribute early{};
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  if (map_code.ptxVersion >= 90) {
-    config.attrs = &early;
-    config.numAttrs = 1;
-  }
-  config.dynamicSmemBytes = map_shared_bytes;
   // map_tiles' parameters, each of its own type.
   TileFrame map_frame = frame;
   std::uint8_t *out_data = out.data;
@@ -732,7 +705,8 @@ cudaError_t launch_with(const TileFrame &frame, const DevicePlane &plane, const 
   const std::uint16_t *luts = scratch.d_luts;
   bool map_chunked = chunked && rows_in_chunks(out);
   void *map_args[] = {&map_frame, &out_data, &out_pitch, &luma, &luts, &args, &map_chunked};
-  return cudaLaunchKernelExC(&config, map_kernel, map_args);
+  return launch_dependent(map_kernel, map_blocks, dim3(kThreads), map_shared_bytes, stream,
+                          map_args, map_early);
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <cub/block/block_scan.cuh>
 
 #include "cuda_check.h"
+#include "dependent_launch.cuh"
 #include "item_walk.cuh"
 #include "kernel_shape.cuh"
 #include "tone_steps.h"
@@ -100,20 +101,6 @@ template <int kUnroll, class Visit>
 __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
                                            long long first, long long stride, Visit visit) {
   walk_items<kUnroll>(plane, items, first, stride, visit, [] { return true; });
-}
-
-// Programmatic dependent launch (compute capability 9.0 on; launch_after): the tone kernel lets
-// the map kernel start before it ends, and the map kernel waits for its LUT only once its first
-// chunks are on their way. Both are no-ops in a kernel launched the usual way.
-__device__ __forceinline__ void let_next_kernel_start() {
-#if __CUDA_ARCH__ >= 900
-  cudaTriggerProgrammaticLaunchCompletion();
-#endif
-}
-__device__ __forceinline__ void wait_for_previous_kernel() {
-#if __CUDA_ARCH__ >= 900
-  cudaGridDependencySynchronize();
-#endif
 }
 
 // Calls count(word) for every word of item (y, c) that walk_items visits: a chunk's eight, or the
@@ -464,7 +451,7 @@ __global__ void __launch_bounds__(kWalkThreads)
   // The LUT, once this thread's first chunks are on their way: the tone kernel may still be
   // building it when this grid starts.
   const auto lut_ready = [&] {
-    wait_for_previous_kernel();
+    wait_for_preceding_kernel();
     // The identity leaves the words alone; out of place they are still copied.
     copy_only = *d_identity;
     if (copy_only && out.data == plane.data) return false;
@@ -498,25 +485,6 @@ __global__ void __launch_bounds__(kWalkThreads)
         }
       },
       lut_ready);
-}
-
-// Launches `kernel` allowed to start before the kernel before it on `stream` ends (programmatic
-// dependent launch) where the limits say the device has it; it waits for that kernel's results
-// itself (wait_for_previous_kernel).
-template <typename... Params, typename... Args>
-cudaError_t launch_after(const DeepLimits &limits, void (*kernel)(Params...), int blocks,
-                         int threads, std::size_t shared_bytes, cudaStream_t stream, Args... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = dim3(blocks);
-  config.blockDim = dim3(threads);
-  config.dynamicSmemBytes = shared_bytes;
-  config.stream = stream;
-  cudaLaunchAttribute early;
-  early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  early.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &early;
-  config.numAttrs = limits.programmatic_launch ? 1 : 0;
-  return cudaLaunchKernelEx(&config, kernel, args...);
 }
 
 // The tone kernel of shape ToneShape<kBits, kClassic> for `plane`'s histogram in `scratch`.
@@ -583,14 +551,20 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
     HISTEQ_CUDA_TRY((launch_tone<kBits, false>(plane, range, tone, scratch, stream)));
   }
   HISTEQ_CUDA_TRY_LAUNCH();
+  // map_deep's parameters, each of its own type.
+  DevicePlane map_plane = plane;
+  DevicePlane map_out = out;
   const std::uint16_t *lut = scratch.d_lut;
   const unsigned *identity = scratch.d_identity;
+  void *map_args[] = {&map_plane, &map_out, &lut, &identity};
   if (wide_shared) {
-    HISTEQ_CUDA_TRY(launch_after(scratch.limits, map_deep<kBits, true>, wide_blocks, kWalkThreads,
-                                 kWideLutBytes, stream, plane, out, lut, identity));
+    HISTEQ_CUDA_TRY(launch_dependent(reinterpret_cast<const void *>(map_deep<kBits, true>),
+                                     dim3(wide_blocks), dim3(kWalkThreads), kWideLutBytes, stream,
+                                     map_args, scratch.limits.map_starts_early));
   } else {
-    HISTEQ_CUDA_TRY(launch_after(scratch.limits, map_deep<kBits, false>, blocks, kWalkThreads, 0,
-                                 stream, plane, out, lut, identity));
+    HISTEQ_CUDA_TRY(launch_dependent(reinterpret_cast<const void *>(map_deep<kBits, false>),
+                                     dim3(blocks), dim3(kWalkThreads), 0, stream, map_args,
+                                     scratch.limits.map_starts_early));
   }
   return cudaSuccess;
 }
@@ -606,10 +580,10 @@ cudaError_t deep_limits(DeepLimits *limits) {
                                                                 kToneThreads, 0));
   HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &classic_tone_per_sm, tone_deep<16, true>, kToneThreads, 0));
-  int major = 0;
-  HISTEQ_CUDA_TRY(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   *limits = DeepLimits{};
-  limits->programmatic_launch = major >= 9;
+  // Every map_deep is compiled alike: one stands for all.
+  HISTEQ_CUDA_TRY(may_start_early(reinterpret_cast<const void *>(map_deep<10, false>),
+                                  &limits->map_starts_early));
   // The map's static table (16 bytes) comes on top of its dynamic one.
   if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
     HISTEQ_CUDA_TRY(cudaFuncSetAttribute(

@@ -16,8 +16,8 @@
 //          report, and leaves the device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory (128 KiB of it
 //          at 16 bits, where the GPU has it); nothing when the LUT is the identity. From compute
-//          capability 9.0 on it starts while the tone kernel runs (programmatic dependent
-//          launch): its first chunks load while the LUT is built.
+//          capability 9.0 on it starts while the tone kernel runs (dependent_launch.cuh): its
+//          first chunks load while the LUT is built.
 // Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
 
 #include <cstddef>
@@ -47,9 +47,9 @@ struct DeepExchange {
 struct DeepLimits {
   bool wide_shared = false;
   bool wide_tone = false;
-  // The map kernel may start before the tone kernel ends (programmatic dependent launch, compute
-  // capability 9.0 on), its first loads overlapping the tone kernel.
-  bool programmatic_launch = false;
+  // The map kernel may start before the tone kernel ends (dependent_launch.cuh), its first
+  // loads overlapping the tone kernel.
+  bool map_starts_early = false;
 };
 
 // The current device's limits; also lets the 16-bit kernels take their shared memory there.

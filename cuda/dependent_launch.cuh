@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+// Programmatic dependent launch (compute capability 9.0 and up): a kernel lets the next kernel
+// on its stream start before it ends, and that kernel does what needs none of the first one's
+// results (loading its first pixels) before it waits for the first to be complete, its writes
+// visible. Elsewhere, and for a kernel launched without the attribute, the stream orders the two
+// as usual and the device calls do nothing.
+
+#include <cstddef>
+
+#include <cuda_runtime.h>
+
+#include "cuda_check.h"
+
+namespace histeq::cuda {
+
+__device__ __forceinline__ void let_next_kernel_start() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaTriggerProgrammaticLaunchCompletion();
+#endif
+}
+
+__device__ __forceinline__ void wait_for_preceding_kernel() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  cudaGridDependencySynchronize();
+#endif
+}
+
+// Whether `kernel` may start before the kernel it follows ends: only where the code the device
+// runs was compiled for 9.0 and up, and so waits (PTX for older GPUs, compiled for a newer one
+// when it loads, has no wait).
+inline cudaError_t may_start_early(const void *kernel, bool *early) {
+  cudaFuncAttributes code{};
+  HISTEQ_CUDA_TRY(cudaFuncGetAttributes(&code, kernel));
+  *early = code.ptxVersion >= 90;
+  return cudaSuccess;
+}
+
+// Launches `kernel` (`args` as for cudaLaunchKernel) on `stream`, allowed to start before the
+// kernel before it ends where `early` (may_start_early).
+inline cudaError_t launch_dependent(const void *kernel, dim3 grid, dim3 block,
+                                    std::size_t shared_bytes, cudaStream_t stream, void **args,
+                                    bool early) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = shared_bytes;
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute.val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = &attribute;
+  config.numAttrs = early ? 1 : 0;
+  return cudaLaunchKernelExC(&config, kernel, args);
+}
+
+}  // namespace histeq::cuda
