@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// Programmatic dependent launch (compute capability 9.0 and up): a kernel lets the next kernel
-// on its stream start before it ends, and that kernel does what needs none of the first one's
-// results (loading its first pixels) before it waits for the first to be complete, its writes
-// visible. Elsewhere, and for a kernel launched without the attribute, the stream orders the two
-// as usual and the device calls do nothing.
+// Programmatic dependent launch (compute capability 9.0 and up): a producer kernel lets its
+// consumer, the next kernel on its stream, start before the producer ends; the consumer does what
+// needs none of the producer's results (loading its first pixels), then waits for the producer to
+// be complete, its writes visible. On older GPUs, and for a consumer launched without the
+// attribute, the stream runs the consumer after the producer ends and the device calls do
+// nothing.
 
 #include <cstddef>
 

@@ -153,13 +153,15 @@ int main(int argc, char **argv) {
   setenv("OPENCV_THREAD_POOL_ACTIVE_WAIT_WORKER", "0", 0);
   setenv("OPENCV_THREAD_POOL_ACTIVE_WAIT_MAIN", "0", 0);
   int runs = 41;
+  std::int64_t widest = 0;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--runs") && i + 1 < argc) {
       runs = std::max(1, std::atoi(argv[++i]));
     } else if (!std::strcmp(argv[i], "--widest-target") && i + 1 < argc &&
-               simd_target_named(argv[i + 1])) {
+               (widest = simd_target_named(argv[i + 1]))) {
+      ++i;
       // Highway's better targets have the lower bits: every one better than this is set aside.
-      hwy::DisableTargets(simd_target_named(argv[++i]) - 1);
+      hwy::DisableTargets(widest - 1);
     } else {
       std::fprintf(stderr,
                    "usage: histeq-cpu-bench [--runs N] [--widest-target "
