@@ -19,7 +19,7 @@ namespace {
 // Mapping and the 10 and 12-bit counts: blocks of kWalkThreads, kWalkBlocksPerSm of them per SM
 // at most, each thread loading kWalkUnroll chunks before it uses any. Fewer blocks merge fewer
 // shared bins into the device bins; more chunks in flight per thread make up for the threads.
-// The 16-bit count: one block of kWideThreads per SM (its bins take 128 KiB).
+// The 16-bit count and map: one block of kWideThreads per SM (its bins or LUT take 128 KiB).
 constexpr int kWalkThreads = 512;
 constexpr int kWalkBlocksPerSm = 2;
 constexpr int kWalkUnroll = 4;
@@ -168,23 +168,33 @@ __global__ void __launch_bounds__(kWalkThreads)
   }
 }
 
-// 16-bit counts: level v in half v % 2 of shared word v / 2. The one increment that takes a half
-// from 0x3fff to 0x4000 moves 0x4000 to the device bin, so no half overflows: until that thread
-// takes it back, in its next instruction, the block's other threads would have to add another
-// 0xc000 to the same level.
+// 16-bit counts: level v in half v % 2 of shared word v / 2. A block whose band holds at most
+// 0xffff pixels (kBandFits) cannot take a half past 0xffff. In a larger band the one increment
+// that takes a half from 0x3fff to 0x4000 moves 0x4000 to the device bin, so no half overflows:
+// until that thread takes it back, in its next instruction, the block's other threads would
+// have to add another 0xc000 to the same level.
+template <bool kBandFits>
 __device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs,
                                            unsigned *d_histogram) {
   const unsigned half = (word & 1u) * 16;
-  const unsigned old = atomicAdd(&pairs[word >> 1], 1u << half);
-  if ((old >> half & 0xffffu) == 0x3fffu) {
-    atomicSub(&pairs[word >> 1], 0x4000u << half);
-    add_bin_pair(d_histogram, word >> 1, half ? 0u : 0x4000u, half ? 0x4000u : 0u);
+  if constexpr (kBandFits) {
+    atomicAdd(&pairs[word >> 1], 1u << half);
+  } else {
+    const unsigned old = atomicAdd(&pairs[word >> 1], 1u << half);
+    if ((old >> half & 0xffffu) == 0x3fffu) {
+      atomicSub(&pairs[word >> 1], 0x4000u << half);
+      add_bin_pair(d_histogram, word >> 1, half ? 0u : 0x4000u, half ? 0x4000u : 0u);
+    }
   }
 }
+
+// The most pixels a band may hold for count_deep_wide<true>.
+constexpr long long kWideBandPixels = 0xffff;
 
 // 16 bits: every word's level is the word (level_of is the identity with no shift and 16 bits).
 // Each block counts a band of whole rows: neighbouring pixels share levels, so a band holds fewer
 // distinct levels than rows strewn over the frame, and the block merges fewer bins.
+template <bool kBandFits>
 __global__ void __launch_bounds__(kWideThreads)
     count_deep_wide(DevicePlane plane, unsigned *d_histogram) {
   extern __shared__ unsigned pairs[];
@@ -200,7 +210,7 @@ __global__ void __launch_bounds__(kWideThreads)
   walk_items<kWalkUnroll>(
       band, items, threadIdx.x, blockDim.x, [&](int y, int c, const uint4 &chunk) {
         each_word(band, items, y, c, chunk,
-                  [&](std::uint32_t word) { count_wide(word, pairs, d_histogram); });
+                  [&](std::uint32_t word) { count_wide<kBandFits>(word, pairs, d_histogram); });
       });
   __syncthreads();
   for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
@@ -273,6 +283,8 @@ __global__ void __launch_bounds__(kToneThreads)
   const bool followed = keep && tone.d_history_in && !tone.reset;
   if (t < kSceneBands) band_sums[t] = 0;
   if (t == 0) first_source = 0;
+  // Launched early, the grid waits here for the count to be complete.
+  wait_for_preceding_kernel();
   if (b == 0 && t == 0) *d_identity = 1;
 
   unsigned count[kToneItems];
@@ -313,8 +325,8 @@ __global__ void __launch_bounds__(kToneThreads)
   count_excess = block_sum(count_excess, sum_slots[0]);
   smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
   // The frame's sums: a lone block has them (band_sums too, complete behind block_sum's
-  // barriers); more blocks swap theirs.
-  if constexpr (Shape::kBlocks > 1) {
+  // barriers); more blocks swap theirs. The classic LUT uses none of them.
+  if constexpr (Shape::kBlocks > 1 && !kClassic) {
     if (t == 0) {
       d_exchange->count_excess[b] = count_excess;
       d_exchange->smoothed_excess[b] = smoothed_excess;
@@ -428,7 +440,7 @@ __device__ __forceinline__ std::uint32_t map_words(std::uint32_t pair, const Sam
 
 // kWideShared: the 16-bit LUT in dynamic shared memory (else read from device memory).
 template <int kBits, bool kWideShared>
-__global__ void __launch_bounds__(kWalkThreads)
+__global__ void __launch_bounds__(kWideShared ? kWideThreads : kWalkThreads)
     map_deep(DevicePlane plane, DevicePlane out, const std::uint16_t *d_lut,
              const unsigned *d_identity) {
   using D = Depth<kBits>;
@@ -495,21 +507,15 @@ cudaError_t launch_tone(const DevicePlane &plane, OutputRange range, const Devic
   unsigned *histogram = scratch.d_histogram;
   unsigned long long pixels = (unsigned long long)plane.width * plane.height;
   unsigned long long scale = bin_scale(pixels);
-  if constexpr (Shape::kBlocks == 1) {
-    tone_deep<kBits, kClassic><<<1, kToneThreads, 0, stream>>>(histogram, pixels, scale, range,
-                                                               tone, scratch.d_exchange,
-                                                               scratch.d_lut, scratch.d_identity);
-  } else {
-    OutputRange range_arg = range;
-    DeviceTone tone_arg = tone;
-    DeepExchange *exchange = scratch.d_exchange;
-    std::uint16_t *lut = scratch.d_lut;
-    unsigned *identity = scratch.d_identity;
-    void *args[] = {&histogram, &pixels, &scale, &range_arg, &tone_arg, &exchange, &lut, &identity};
-    HISTEQ_CUDA_TRY(cudaLaunchCooperativeKernel((const void *)tone_deep<kBits, kClassic>,
-                                                dim3(Shape::kBlocks), dim3(kToneThreads), args, 0,
-                                                stream));
-  }
+  OutputRange range_arg = range;
+  DeviceTone tone_arg = tone;
+  DeepExchange *exchange = scratch.d_exchange;
+  std::uint16_t *lut = scratch.d_lut;
+  unsigned *identity = scratch.d_identity;
+  void *args[] = {&histogram, &pixels, &scale, &range_arg, &tone_arg, &exchange, &lut, &identity};
+  const void *kernel = reinterpret_cast<const void *>(tone_deep<kBits, kClassic>);
+  HISTEQ_CUDA_TRY(launch_dependent(kernel, dim3(Shape::kBlocks), dim3(kToneThreads), 0, stream,
+                                   args, scratch.limits.starts_early, Shape::kBlocks > 1));
   return cudaSuccess;
 }
 
@@ -531,7 +537,17 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
   HISTEQ_CUDA_BEFORE_LAUNCH();
   if constexpr (D::kWide) {
     if (wide_shared) {
-      count_deep_wide<<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
+      // Bands of ceil(height / blocks) rows; with one block per SM each fits within
+      // kWideBandPixels at 4K.
+      const long long band_pixels =
+          (long long)plane.width * ((plane.height + wide_blocks - 1) / wide_blocks);
+      if (band_pixels <= kWideBandPixels) {
+        count_deep_wide<true>
+            <<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
+      } else {
+        count_deep_wide<false>
+            <<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
+      }
     } else {
       count_deep_global<<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
     }
@@ -559,12 +575,12 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
   void *map_args[] = {&map_plane, &map_out, &lut, &identity};
   if (wide_shared) {
     HISTEQ_CUDA_TRY(launch_dependent(reinterpret_cast<const void *>(map_deep<kBits, true>),
-                                     dim3(wide_blocks), dim3(kWalkThreads), kWideLutBytes, stream,
-                                     map_args, scratch.limits.map_starts_early));
+                                     dim3(wide_blocks), dim3(kWideThreads), kWideLutBytes, stream,
+                                     map_args, scratch.limits.starts_early));
   } else {
     HISTEQ_CUDA_TRY(launch_dependent(reinterpret_cast<const void *>(map_deep<kBits, false>),
                                      dim3(blocks), dim3(kWalkThreads), 0, stream, map_args,
-                                     scratch.limits.map_starts_early));
+                                     scratch.limits.starts_early));
   }
   return cudaSuccess;
 }
@@ -581,13 +597,15 @@ cudaError_t deep_limits(DeepLimits *limits) {
   HISTEQ_CUDA_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
       &classic_tone_per_sm, tone_deep<16, true>, kToneThreads, 0));
   *limits = DeepLimits{};
-  // Every map_deep is compiled alike: one stands for all.
-  HISTEQ_CUDA_TRY(may_start_early(reinterpret_cast<const void *>(map_deep<10, false>),
-                                  &limits->map_starts_early));
+  // Every deep kernel is compiled alike: one stands for all.
+  HISTEQ_CUDA_TRY(
+      may_start_early(reinterpret_cast<const void *>(map_deep<10, false>), &limits->starts_early));
   // The map's static table (16 bytes) comes on top of its dynamic one.
   if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
     HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
-        count_deep_wide, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
+        count_deep_wide<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
+    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
+        count_deep_wide<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
     HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
         map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
     limits->wide_shared = true;

@@ -47,9 +47,10 @@ struct DeepExchange {
 struct DeepLimits {
   bool wide_shared = false;
   bool wide_tone = false;
-  // The map kernel may start before the tone kernel ends (dependent_launch.cuh), its first
+  // The tone and map kernels may start before the kernel each follows ends
+  // (dependent_launch.cuh): the tone kernel as the count's last blocks finish, the map's first
   // loads overlapping the tone kernel.
-  bool map_starts_early = false;
+  bool starts_early = false;
 };
 
 // The current device's limits; also lets the 16-bit kernels take their shared memory there.

@@ -39,20 +39,30 @@ inline cudaError_t may_start_early(const void *kernel, bool *early) {
 }
 
 // Launches `kernel` (`args` as for cudaLaunchKernel) on `stream`, allowed to start before the
-// kernel before it ends where `early` (may_start_early).
+// kernel before it ends where `early` (may_start_early); `cooperative` as
+// cudaLaunchCooperativeKernel launches it (every block resident at once, for grid barriers).
 inline cudaError_t launch_dependent(const void *kernel, dim3 grid, dim3 block,
                                     std::size_t shared_bytes, cudaStream_t stream, void **args,
-                                    bool early) {
+                                    bool early, bool cooperative = false) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = shared_bytes;
   config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = early ? 1 : 0;
+  cudaLaunchAttribute attributes[2]{};
+  unsigned count = 0;
+  if (early) {
+    attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[count].val.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
+  if (cooperative) {
+    attributes[count].id = cudaLaunchAttributeCooperative;
+    attributes[count].val.cooperative = 1;
+    ++count;
+  }
+  config.attrs = attributes;
+  config.numAttrs = count;
   return cudaLaunchKernelExC(&config, kernel, args);
 }
 

@@ -287,14 +287,18 @@ TEST(DeepSamples, AnIdentityLutLeavesEveryWordAsItIs) {
   }
 }
 
-// At 16 bits each block counts into 16-bit shared bins: a level that most of a 4K frame holds
-// fills a block's bin past half many times over, and every count still reaches the report and
-// the LUT (the frame and its histogram equal the core's).
-TEST(DeepSamples, SixteenBitBinsThatFillUpStillCountEveryWord) {
+// At 16 bits each block counts a band of rows into 16-bit shared bins: a level that most of the
+// frame holds fills a band's bin to near 0xffff (4K: one block per SM on an H100, bands of at most
+// 0xffff pixels) or past half many times over (twice as wide: larger bands, whose halves hand
+// 0x4000 to the device bins), and every count still reaches the report and the LUT (the frame
+// and its histogram equal the core's).
+class SixteenBitBins : public ::testing::TestWithParam<int> {};
+
+TEST_P(SixteenBitBins, ThatFillUpStillCountEveryWord) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const histeq::Params params = histeq::to_params(every_option());
   const SampleLayout sample{16, 0};
-  const Size size{3840, 2160, Rows::kPacked};
+  const Size size{GetParam(), 2160, Rows::kPacked};
   auto clip = deep_clip(sample, size.width, size.height, pitch_for(size), 2, 2);
   std::size_t crowded = 0;
   for (PixelFrame &frame : clip) {
@@ -315,6 +319,8 @@ TEST(DeepSamples, SixteenBitBinsThatFillUpStillCountEveryWord) {
     EXPECT_GE(report.histogram[40000], crowded);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Widths, SixteenBitBins, ::testing::Values(3840, 7680));
 
 // GPUs without 128 KiB of shared memory a block count 16-bit words in the device bins and map
 // through a LUT in device memory: the same bytes and report. Where the tone kernel's 64 blocks
