@@ -254,11 +254,11 @@ __device__ __forceinline__ void exchange_sum(const unsigned *per_block, int bloc
 // The frame's LUT from the device bins, as ToneMap::build makes it on the CPU, by a cooperative
 // grid of ToneShape::kBlocks blocks, thread t of block b holding the kItems levels from
 // b * kBlockLevels + t * kItems.
-// Between two grid barriers the blocks swap the sums the options need (scene distance per band,
-// the clip excess of the counts and of the smoothed histogram), then their scan totals and first
-// present levels, from which each block has its levels' cdf and the frame's cdf_min. One block
-// (10 bits; 12 bits without options) has all of them itself and runs as a plain launch, with no
-// round trip through device memory.
+// Behind a grid barrier the blocks swap the sums the options need (scene distance per band, the
+// clip excess of the counts and of the smoothed histogram; the classic LUT needs none), then
+// behind another their scan totals and first present levels, from which each block has its
+// levels' cdf and the frame's cdf_min. One block (10 bits; 12 bits without options) has all of
+// them itself: no grid barrier, no round trip through device memory.
 template <int kBits, bool kClassic>
 __global__ void __launch_bounds__(kToneThreads)
     tone_deep(unsigned *d_histogram, unsigned long long pixels, unsigned long long scale,

@@ -4,20 +4,22 @@
 // Equalization of 10, 12 and 16-bit luma in 16-bit words (PixelLayout::deep()), one bin per
 // level (2^bits), in three launches on one stream, each templated on the depth:
 //   count  the histogram into per-block shared bins merged into the device bins: 32-bit bins at
-//          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB) that hand 0x4000 to the
-//          device bins whenever one reaches it, so none overflows, each block over a band of rows
-//          (GPUs without 128 KiB of shared memory a block count in the device bins);
+//          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB), each block over a band of
+//          rows: a band of at most 0xffff pixels cannot overflow a bin, and in a larger one a bin
+//          hands 0x4000 to the device bins whenever it reaches it (GPUs without 128 KiB of
+//          shared memory a block count in the device bins);
 //   tone   a cooperative grid of one block per 1024 levels, four per thread, builds the LUT with
 //          the options of tone.params (core/tone_steps.h, the steps DeepCpuEqualizer takes):
-//          each block's sums and scan total cross to the others through DeepExchange behind a
-//          grid barrier, so every level's values stay in registers; one block (10 bits, and the
+//          each block's sums and scan total cross to the others through DeepExchange behind
+//          grid barriers, so every level's values stay in registers; one block (10 bits, and the
 //          classic LUT at 12 bits, 16 levels per thread) swaps nothing, and the classic 16-bit
-//          LUT takes one block per 2048 levels, eight per thread. It writes the history and the
-//          report, and leaves the device bins zero for the next frame;
+//          LUT takes one block per 2048 levels, eight per thread, and one barrier. It writes the
+//          history and the report, and leaves the device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory (128 KiB of it
-//          at 16 bits, where the GPU has it); nothing when the LUT is the identity. From compute
-//          capability 9.0 on it starts while the tone kernel runs (dependent_launch.cuh): its
-//          first chunks load while the LUT is built.
+//          at 16 bits, where the GPU has it); nothing when the LUT is the identity.
+// From compute capability 9.0 on the tone kernel and the map start early (dependent_launch.cuh):
+// the tone kernel as the count's last blocks finish, waiting for the count before it reads the
+// bins; the map while the tone kernel runs, its first chunks loading while the LUT is built.
 // Frames have fewer than 2^32 pixels, so counts and sums fit 32-bit words.
 
 #include <cstddef>

@@ -288,10 +288,10 @@ TEST(DeepSamples, AnIdentityLutLeavesEveryWordAsItIs) {
 }
 
 // At 16 bits each block counts a band of rows into 16-bit shared bins: a level that most of the
-// frame holds fills a band's bin to near 0xffff (4K: one block per SM on an H100, bands of at most
-// 0xffff pixels) or past half many times over (twice as wide: larger bands, whose halves hand
-// 0x4000 to the device bins), and every count still reaches the report and the LUT (the frame
-// and its histogram equal the core's).
+// frame holds fills a band's bin to near 0xffff (4K on a GPU of 128 SMs or more, one block per
+// SM: bands of at most 0xffff pixels) or past half many times over (twice as wide, or 4K on fewer
+// SMs: larger bands, whose halves hand 0x4000 to the device bins), and every count still reaches
+// the report and the LUT (the frame and its histogram equal the core's).
 class SixteenBitBins : public ::testing::TestWithParam<int> {};
 
 TEST_P(SixteenBitBins, ThatFillUpStillCountEveryWord) {
