@@ -541,13 +541,8 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
       // kWideBandPixels at 4K.
       const long long band_pixels =
           (long long)plane.width * ((plane.height + wide_blocks - 1) / wide_blocks);
-      if (band_pixels <= kWideBandPixels) {
-        count_deep_wide<true>
-            <<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
-      } else {
-        count_deep_wide<false>
-            <<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
-      }
+      auto *count = band_pixels <= kWideBandPixels ? count_deep_wide<true> : count_deep_wide<false>;
+      count<<<wide_blocks, kWideThreads, kWideBinBytes, stream>>>(plane, histogram);
     } else {
       count_deep_global<<<blocks, kWalkThreads, 0, stream>>>(plane, histogram);
     }

@@ -5,8 +5,8 @@
 // consumer, the next kernel on its stream, start before the producer ends; the consumer does what
 // needs none of the producer's results (loading its first pixels), then waits for the producer to
 // be complete, its writes visible. On older GPUs, and for a consumer launched without the
-// attribute, the stream runs the consumer after the producer ends and the device calls do
-// nothing.
+// attribute, the stream runs the consumer after the producer ends and the two device functions
+// below do nothing.
 
 #include <cstddef>
 

@@ -37,8 +37,8 @@ for step in "${steps[@]}"; do
       # The tools picked run at once, each over several processes (gtest shards): racecheck and
       # initcheck keep one core busy per process for minutes, and the machine has cores to spare.
       # SANITIZERS picks some of the tools (default: all four). On an H100 machine memcheck alone
-      # takes under a minute and initcheck alone about four; all four at once take longer than
-      # one device call allows, so give initcheck a call of its own there.
+      # takes under a minute and initcheck alone about four, and all four at once more than
+      # seven: SANITIZERS=initcheck runs it apart.
       read -ra tools <<<"${SANITIZERS:-memcheck racecheck synccheck initcheck}"
       declare -A shards=([memcheck]=8 [racecheck]=6 [synccheck]=2 [initcheck]=8)
       declare -a pids=()
