@@ -145,15 +145,21 @@ __global__ void __launch_bounds__(kWalkThreads)
     count_deep(DevicePlane plane, unsigned *d_histogram) {
   using D = Depth<kBits>;
   __shared__ __align__(8) unsigned bins[D::kCopies][D::kLevels];
-  for (int i = threadIdx.x; i < D::kCopies * D::kLevels; i += blockDim.x) (&bins[0][0])[i] = 0;
-  __syncthreads();
   const SampleLayout sample = plane.layout.sample;
   unsigned *mine = bins[(threadIdx.x / kLanes) % D::kCopies];
   const Items items(plane, plane, kChunkBytes);
+  // The bins are zeroed while the first chunks are on their way.
   walk_items<kWalkUnroll>(
-      plane, items, grid_first(), grid_stride(), [&](int y, int c, const uint4 &chunk) {
+      plane, items, grid_first(), grid_stride(),
+      [&](int y, int c, const uint4 &chunk) {
         each_word(plane, items, y, c, chunk,
                   [&](std::uint32_t word) { atomicAdd(&mine[sample.level_of(word)], 1u); });
+      },
+      [&] {
+        for (int i = threadIdx.x; i < D::kCopies * D::kLevels; i += blockDim.x)
+          (&bins[0][0])[i] = 0;
+        __syncthreads();
+        return true;
       });
   __syncthreads();
   for (int pair = threadIdx.x; pair < D::kLevels / 2; pair += blockDim.x) {
@@ -199,18 +205,23 @@ __global__ void __launch_bounds__(kWideThreads)
     count_deep_wide(DevicePlane plane, unsigned *d_histogram) {
   extern __shared__ unsigned pairs[];
   constexpr int kPairs = kWideBinBytes / 4;
-  for (int i = threadIdx.x; i < kPairs; i += blockDim.x) pairs[i] = 0;
-  __syncthreads();
   const int rows = (plane.height + int(gridDim.x) - 1) / int(gridDim.x);
   const int top = min(plane.height, int(blockIdx.x) * rows);
   DevicePlane band = plane;
   band.data += (std::size_t)top * plane.pitch;
   band.height = min(plane.height, top + rows) - top;
   const Items items(band, band, kChunkBytes);
+  // The bins are zeroed while the band's first chunks are on their way.
   walk_items<kWalkUnroll>(
-      band, items, threadIdx.x, blockDim.x, [&](int y, int c, const uint4 &chunk) {
+      band, items, threadIdx.x, blockDim.x,
+      [&](int y, int c, const uint4 &chunk) {
         each_word(band, items, y, c, chunk,
                   [&](std::uint32_t word) { count_wide<kBandFits>(word, pairs, d_histogram); });
+      },
+      [&] {
+        for (int i = threadIdx.x; i < kPairs; i += blockDim.x) pairs[i] = 0;
+        __syncthreads();
+        return true;
       });
   __syncthreads();
   for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
