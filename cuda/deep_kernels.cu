@@ -130,6 +130,14 @@ __device__ __forceinline__ long long grid_stride() {
   return (long long)gridDim.x * blockDim.x;
 }
 
+// A count's ready() for walk_items: the block's `words` shared bins zeroed, while its first
+// chunks are on their way, before any thread adds to them.
+__device__ __forceinline__ bool zero_bins(unsigned *words, int count) {
+  for (int i = threadIdx.x; i < count; i += blockDim.x) words[i] = 0;
+  __syncthreads();
+  return true;
+}
+
 // Adds `even` and `odd` to device bins 2 * pair and 2 * pair + 1 with one 64-bit atomic, half
 // as many as a 32-bit atomic per bin: each bin's total stays below 2^32 (frames have fewer
 // pixels), so no carry crosses from one bin into the other. The kernels that count in shared
@@ -148,19 +156,13 @@ __global__ void __launch_bounds__(kWalkThreads)
   const SampleLayout sample = plane.layout.sample;
   unsigned *mine = bins[(threadIdx.x / kLanes) % D::kCopies];
   const Items items(plane, plane, kChunkBytes);
-  // The bins are zeroed while the first chunks are on their way.
   walk_items<kWalkUnroll>(
       plane, items, grid_first(), grid_stride(),
       [&](int y, int c, const uint4 &chunk) {
         each_word(plane, items, y, c, chunk,
                   [&](std::uint32_t word) { atomicAdd(&mine[sample.level_of(word)], 1u); });
       },
-      [&] {
-        for (int i = threadIdx.x; i < D::kCopies * D::kLevels; i += blockDim.x)
-          (&bins[0][0])[i] = 0;
-        __syncthreads();
-        return true;
-      });
+      [&] { return zero_bins(&bins[0][0], D::kCopies * D::kLevels); });
   __syncthreads();
   for (int pair = threadIdx.x; pair < D::kLevels / 2; pair += blockDim.x) {
     unsigned even = 0, odd = 0;
@@ -211,18 +213,13 @@ __global__ void __launch_bounds__(kWideThreads)
   band.data += (std::size_t)top * plane.pitch;
   band.height = min(plane.height, top + rows) - top;
   const Items items(band, band, kChunkBytes);
-  // The bins are zeroed while the band's first chunks are on their way.
   walk_items<kWalkUnroll>(
       band, items, threadIdx.x, blockDim.x,
       [&](int y, int c, const uint4 &chunk) {
         each_word(band, items, y, c, chunk,
                   [&](std::uint32_t word) { count_wide<kBandFits>(word, pairs, d_histogram); });
       },
-      [&] {
-        for (int i = threadIdx.x; i < kPairs; i += blockDim.x) pairs[i] = 0;
-        __syncthreads();
-        return true;
-      });
+      [&] { return zero_bins(pairs, kPairs); });
   __syncthreads();
   for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
     const unsigned pair = pairs[i];
