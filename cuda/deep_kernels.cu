@@ -259,6 +259,41 @@ __device__ __forceinline__ void exchange_sum(const unsigned *per_block, int bloc
   if (threadIdx.x == 0) *out = value;
 }
 
+// What a tone block takes from the others' scans, behind the grid barrier, into *prefix (the
+// totals of blocks [0, b)), *total (every block's) and *cdf_min (the first present level's cdf:
+// the first value of the first block with one): every block's two words loaded at once by the
+// first warp, one round trip to L2.
+template <int kBlocks>
+__device__ __forceinline__ void read_scan_seam(const DeepExchange *exchange, int b,
+                                               unsigned *prefix, unsigned *total,
+                                               unsigned *cdf_min) {
+  if (threadIdx.x >= kLanes) return;
+  constexpr int kSteps = (kBlocks + kLanes - 1) / kLanes;
+  unsigned totals[kSteps], firsts[kSteps];
+#pragma unroll
+  for (int step = 0; step < kSteps; ++step) {
+    const int other = step * kLanes + int(threadIdx.x);
+    totals[step] = other < kBlocks ? __ldcg(&exchange->source_total[other]) : 0u;
+    firsts[step] = other < kBlocks ? __ldcg(&exchange->first_source[other]) : 0u;
+  }
+  unsigned before = 0, all = 0, found = 0;
+#pragma unroll
+  for (int step = kSteps - 1; step >= 0; --step) {
+    const int other = step * kLanes + int(threadIdx.x);
+    before += other < b ? totals[step] : 0u;
+    all += totals[step];
+    const unsigned present = __ballot_sync(0xffffffffu, firsts[step] != 0);
+    if (present) found = __shfl_sync(0xffffffffu, firsts[step], __ffs(int(present)) - 1);
+  }
+  before = warp_sum(before);
+  all = warp_sum(all);
+  if (threadIdx.x == 0) {
+    *prefix = before;
+    *total = all;
+    *cdf_min = found;
+  }
+}
+
 // The frame's LUT from the device bins, as ToneMap::build makes it on the CPU, by a cooperative
 // grid of ToneShape::kBlocks blocks, thread t of block b holding the kItems levels from
 // b * kBlockLevels + t * kItems.
@@ -330,8 +365,11 @@ __global__ void __launch_bounds__(kToneThreads)
   }
   __syncthreads();  // band_sums and first_source are set
   if (keep) atomicAdd(&band_sums[first / D::kBandLevels], difference);
-  count_excess = block_sum(count_excess, sum_slots[0]);
-  smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
+  // The classic LUT clips nothing and keeps no history: it needs neither sum.
+  if constexpr (!kClassic) {
+    count_excess = block_sum(count_excess, sum_slots[0]);
+    smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
+  }
   // The frame's sums: a lone block has them (band_sums too, complete behind block_sum's
   // barriers); more blocks swap theirs. The classic LUT uses none of them.
   if constexpr (Shape::kBlocks > 1 && !kClassic) {
@@ -395,21 +433,7 @@ __global__ void __launch_bounds__(kToneThreads)
       d_exchange->first_source[b] = first_source;
     }
     cooperative_groups::this_grid().sync();
-    exchange_sum(d_exchange->source_total, b, &shared_sums[2]);
-    exchange_sum(d_exchange->source_total, Shape::kBlocks, &shared_sums[3]);
-    // The first block with a present level, 32 blocks a step (dark-free frames leave the first
-    // blocks empty).
-    if (t < kLanes) {
-      unsigned found = 0;
-      for (int base = 0; base < Shape::kBlocks && !found; base += kLanes) {
-        const int other = base + t;
-        const unsigned value =
-            other < Shape::kBlocks ? __ldcg(&d_exchange->first_source[other]) : 0u;
-        const unsigned present = __ballot_sync(0xffffffffu, value != 0);
-        if (present) found = __shfl_sync(0xffffffffu, value, __ffs(int(present)) - 1);
-      }
-      if (t == 0) cdf_min = found;
-    }
+    read_scan_seam<Shape::kBlocks>(d_exchange, b, &shared_sums[2], &shared_sums[3], &cdf_min);
     __syncthreads();
     prefix = shared_sums[2];
     total = shared_sums[3];
