@@ -250,13 +250,50 @@ __device__ __forceinline__ unsigned block_sum(unsigned value, unsigned *slots) {
   return total;
 }
 
-// The sum of per-block values of blocks [0, blocks), by the first warp, into *out.
-__device__ __forceinline__ void exchange_sum(const unsigned *per_block, int blocks, unsigned *out) {
-  if (threadIdx.x >= kLanes) return;
-  unsigned value = 0;
-  for (int b = threadIdx.x; b < blocks; b += kLanes) value += __ldcg(&per_block[b]);
-  value = warp_sum(value);
-  if (threadIdx.x == 0) *out = value;
+// The sums of every tone block's option values, behind the grid barrier, into *count_excess,
+// *smoothed_excess and band_sums (kSceneBands of them, read after a barrier): every thread
+// loads its share at once, one round trip to L2. Warps 0 and 1 take the two excesses; each
+// thread the differences of one band for kBlocks / 16 blocks, which its warp then adds up.
+template <int kBlocks>
+__device__ __forceinline__ void read_option_sums(const DeepExchange *exchange,
+                                                 unsigned *count_excess, unsigned *smoothed_excess,
+                                                 int (&band_slots)[kToneThreads / kLanes]
+                                                                  [kSceneBands],
+                                                 int *band_sums) {
+  static_assert(2 * kSceneBands == kLanes, "a warp holds every band twice");
+  constexpr int kGroups = kToneThreads / kSceneBands;
+  constexpr int kPerGroup = (kBlocks + kGroups - 1) / kGroups;
+  constexpr int kExcessSteps = (kBlocks + kLanes - 1) / kLanes;
+  const int t = threadIdx.x;
+  const int warp = t / kLanes, lane = t % kLanes;
+  const int band = t % kSceneBands, group = t / kSceneBands;
+  int difference = 0;
+#pragma unroll
+  for (int k = 0; k < kPerGroup; ++k) {
+    const int other = group * kPerGroup + k;
+    if (other < kBlocks) difference += __ldcg(&exchange->band_differences[other][band]);
+  }
+  if (warp < 2) {
+    const unsigned *per_block = warp == 0 ? exchange->count_excess : exchange->smoothed_excess;
+    unsigned excess = 0;
+#pragma unroll
+    for (int step = 0; step < kExcessSteps; ++step) {
+      const int other = step * kLanes + lane;
+      if (other < kBlocks) excess += __ldcg(&per_block[other]);
+    }
+    excess = warp_sum(excess);
+    if (lane == 0) *(warp == 0 ? count_excess : smoothed_excess) = excess;
+  }
+  // Lanes l and l + 16 hold the same band.
+  difference += __shfl_xor_sync(0xffffffffu, difference, kSceneBands);
+  if (lane < kSceneBands) band_slots[warp][band] = difference;
+  __syncthreads();
+  if (t < kSceneBands) {
+    int sum = 0;
+#pragma unroll
+    for (int w = 0; w < kToneThreads / kLanes; ++w) sum += band_slots[w][t];
+    band_sums[t] = sum;
+  }
 }
 
 // What a tone block takes from the others' scans, behind the grid barrier, into *prefix (the
@@ -312,6 +349,7 @@ __global__ void __launch_bounds__(kToneThreads)
   __shared__ typename BlockScan::TempStorage scan;
   __shared__ unsigned sum_slots[2][kToneThreads / kLanes];
   __shared__ int band_sums[kSceneBands];
+  __shared__ int band_slots[kToneThreads / kLanes][kSceneBands];
   __shared__ unsigned first_source;
   __shared__ unsigned shared_sums[4];  // excesses, then the prefix and total of the scan
   __shared__ unsigned cdf_min;
@@ -379,14 +417,8 @@ __global__ void __launch_bounds__(kToneThreads)
     }
     if (t < kSceneBands) d_exchange->band_differences[b][t] = band_sums[t];
     cooperative_groups::this_grid().sync();
-    exchange_sum(d_exchange->count_excess, Shape::kBlocks, &shared_sums[0]);
-    exchange_sum(d_exchange->smoothed_excess, Shape::kBlocks, &shared_sums[1]);
-    if (t < kSceneBands) {
-      int band = 0;
-      for (int other = 0; other < Shape::kBlocks; ++other)
-        band += __ldcg(&d_exchange->band_differences[other][t]);
-      band_sums[t] = band;
-    }
+    read_option_sums<Shape::kBlocks>(d_exchange, &shared_sums[0], &shared_sums[1], band_slots,
+                                     band_sums);
     __syncthreads();
     count_excess = shared_sums[0];
     smoothed_excess = shared_sums[1];
