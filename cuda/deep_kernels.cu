@@ -255,11 +255,9 @@ __device__ __forceinline__ unsigned block_sum(unsigned value, unsigned *slots) {
 // loads its share at once, one round trip to L2. Warps 0 and 1 take the two excesses; each
 // thread the differences of one band for kBlocks / 16 blocks, which its warp then adds up.
 template <int kBlocks>
-__device__ __forceinline__ void read_option_sums(const DeepExchange *exchange,
-                                                 unsigned *count_excess, unsigned *smoothed_excess,
-                                                 int (&band_slots)[kToneThreads / kLanes]
-                                                                  [kSceneBands],
-                                                 int *band_sums) {
+__device__ __forceinline__ void read_option_sums(
+    const DeepExchange *exchange, unsigned *count_excess, unsigned *smoothed_excess,
+    int (&band_slots)[kToneThreads / kLanes][kSceneBands], int *band_sums) {
   static_assert(2 * kSceneBands == kLanes, "a warp holds every band twice");
   constexpr int kGroups = kToneThreads / kSceneBands;
   constexpr int kPerGroup = (kBlocks + kGroups - 1) / kGroups;
