@@ -251,9 +251,10 @@ __device__ __forceinline__ unsigned block_sum(unsigned value, unsigned *slots) {
 }
 
 // The sums of every tone block's option values, behind the grid barrier, into *count_excess,
-// *smoothed_excess and band_sums (kSceneBands of them, read after a barrier): every thread
-// loads its share at once, one round trip to L2. Warps 0 and 1 take the two excesses; each
-// thread the differences of one band for kBlocks / 16 blocks, which its warp then adds up.
+// *smoothed_excess and band_sums (kSceneBands of them, read after a barrier): the loads go out
+// at once, one round trip to L2. Warps 0 and 1 take the two excesses; the threads, in groups of
+// 16 (one a band), take the band differences of ceil(kBlocks / 16) blocks a group (groups past
+// the last block none); each warp adds its two groups, and the first 16 threads the warps.
 template <int kBlocks>
 __device__ __forceinline__ void read_option_sums(
     const DeepExchange *exchange, unsigned *count_excess, unsigned *smoothed_excess,
@@ -406,8 +407,8 @@ __global__ void __launch_bounds__(kToneThreads)
     count_excess = block_sum(count_excess, sum_slots[0]);
     smoothed_excess = block_sum(smoothed_excess, sum_slots[1]);
   }
-  // The frame's sums: a lone block has them (band_sums too, complete behind block_sum's
-  // barriers); more blocks swap theirs. The classic LUT uses none of them.
+  // The frame's sums: a lone block with options has them (band_sums too, complete behind
+  // block_sum's barriers); more blocks swap theirs. The classic LUT uses none of them.
   if constexpr (Shape::kBlocks > 1 && !kClassic) {
     if (t == 0) {
       d_exchange->count_excess[b] = count_excess;
