@@ -5,6 +5,7 @@
 
 #include <cooperative_groups.h>
 #include <cub/block/block_scan.cuh>
+#include <cuda_pipeline.h>
 
 #include "cuda_check.h"
 #include "dependent_launch.cuh"
@@ -60,24 +61,21 @@ struct ToneShape {
   static_assert(kBlocks <= DeepExchange::kMaxBlocks, "the exchange holds every block");
 };
 
-// Bytes of the 16-bit count's shared bins, and of the 16-bit map's shared LUT.
+// Bytes of the 16-bit count's shared bins, and of the 16-bit map's shared LUT; the map stages
+// up to kWalkUnroll chunks a thread in shared memory after its LUT, where the device has room.
 constexpr int kWideBinBytes = (1 << 16) * 2;
 constexpr int kWideLutBytes = (1 << 16) * 2;
+constexpr int kWideStageSlotBytes = kWideThreads * kChunkBytes;
 
-// Visits items first, first + stride, ... (item_walk.cuh) with visit(row, c, chunk): kUnroll
-// items' chunks are loaded before any is visited, so that as many loads are in flight per thread
-// (`chunk` is meaningful for items of whole chunks, c < items.chunks; a row's tail words are the
-// visitor's to read). Every thread calls ready() once, after its first loads are issued and
-// before it visits anything; the walk stops there when it returns false.
-template <int kUnroll, class Visit, class Ready>
-__device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
-                                           long long first, long long stride, Visit visit,
-                                           Ready ready) {
-  ItemCursor at(items, plane.height, first, stride);
-  bool started = false;
-  do {
-    uint4 chunks[kUnroll];
-    int ys[kUnroll], cs[kUnroll];
+// kUnroll items' chunks, from `at` on, loaded before any is used; `at` moves past them
+// (`chunks[k]` is meaningful for items of whole chunks, c < items.chunks).
+template <int kUnroll>
+struct Round {
+  uint4 chunks[kUnroll];
+  int ys[kUnroll], cs[kUnroll];
+
+  __device__ __forceinline__ void load(const DevicePlane &plane, const Items &items,
+                                       ItemCursor &at) {
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k, at.next()) {
       ys[k] = at.y;
@@ -86,21 +84,81 @@ __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items
         chunks[k] = *reinterpret_cast<const uint4 *>(plane.data + (std::size_t)at.y * plane.pitch +
                                                      at.c * kChunkBytes);
     }
-    if (!started) {
-      started = true;
-      if (!ready()) return;
-    }
+  }
+  template <class Visit>
+  __device__ __forceinline__ void visit_all(const DevicePlane &plane, Visit visit) const {
 #pragma unroll
     for (int k = 0; k < kUnroll; ++k) {
       if (ys[k] < plane.height) visit(ys[k], cs[k], chunks[k]);
     }
+  }
+};
+
+// Visits items first, first + stride, ... (item_walk.cuh) with visit(row, c, chunk), a Round at a
+// time, so that kUnroll loads are in flight per thread (a row's tail words are the visitor's to
+// read). walk_rounds goes on from `at`; it calls ready() after its first loads unless `started`,
+// and stops there when it returns false.
+template <int kUnroll, class Visit, class Ready>
+__device__ __forceinline__ void walk_rounds(const DevicePlane &plane, const Items &items,
+                                            ItemCursor at, bool started, Visit visit, Ready ready) {
+  do {
+    Round<kUnroll> round;
+    round.load(plane, items, at);
+    if (!started) {
+      started = true;
+      if (!ready()) return;
+    }
+    round.visit_all(plane, visit);
   } while (at.y < plane.height);
+}
+
+// walk_rounds over every item of this thread. Every thread calls ready() once, after its first
+// loads are issued and before it visits anything.
+template <int kUnroll, class Visit, class Ready>
+__device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
+                                           long long first, long long stride, Visit visit,
+                                           Ready ready) {
+  walk_rounds<kUnroll>(plane, items, ItemCursor(items, plane.height, first, stride), false, visit,
+                       ready);
 }
 
 template <int kUnroll, class Visit>
 __device__ __forceinline__ void walk_items(const DevicePlane &plane, const Items &items,
                                            long long first, long long stride, Visit visit) {
   walk_items<kUnroll>(plane, items, first, stride, visit, [] { return true; });
+}
+
+// walk_items with `staged` (at most kUnroll) more chunks per thread on their way before ready():
+// copied asynchronously into this thread's slots of `staging` in shared memory (slot k at
+// k * blockDim.x + threadIdx.x), they are visited after the first kUnroll, and the walk goes on
+// from there. A map whose ready() waits for the tone kernel so has as much again of the plane
+// loading while the LUT is built, without the registers to hold it.
+template <int kUnroll, class Visit, class Ready>
+__device__ __forceinline__ void walk_items_staged(const DevicePlane &plane, const Items &items,
+                                                  long long first, long long stride, uint4 *staging,
+                                                  int staged, Visit visit, Ready ready) {
+  ItemCursor at(items, plane.height, first, stride);
+  Round<kUnroll> round;
+  round.load(plane, items, at);
+  const ItemCursor staged_from = at;
+  for (int k = 0; k < staged; ++k, at.next()) {
+    if (at.y < plane.height && at.c < items.chunks)
+      __pipeline_memcpy_async(&staging[k * blockDim.x + threadIdx.x],
+                              plane.data + (std::size_t)at.y * plane.pitch + at.c * kChunkBytes,
+                              kChunkBytes);
+  }
+  __pipeline_commit();
+  const bool go = ready();
+  __pipeline_wait_prior(0);
+  if (!go) return;
+  round.visit_all(plane, visit);
+  ItemCursor back = staged_from;
+  for (int k = 0; k < staged; ++k, back.next()) {
+    if (back.y < plane.height)
+      visit(back.y, back.c,
+            back.c < items.chunks ? staging[k * blockDim.x + threadIdx.x] : uint4{});
+  }
+  if (at.y < plane.height) walk_rounds<kUnroll>(plane, items, at, true, visit, ready);
 }
 
 // Calls count(word) for every word of item (y, c) that walk_items visits: a chunk's eight, or the
@@ -502,10 +560,11 @@ __device__ __forceinline__ std::uint32_t map_words(std::uint32_t pair, const Sam
 }
 
 // kWideShared: the 16-bit LUT in dynamic shared memory (else read from device memory).
+// `staged`: chunks a thread stages in shared memory after the 16-bit LUT (walk_items_staged).
 template <int kBits, bool kWideShared>
 __global__ void __launch_bounds__(kWideShared ? kWideThreads : kWalkThreads)
     map_deep(DevicePlane plane, DevicePlane out, const std::uint16_t *d_lut,
-             const unsigned *d_identity) {
+             const unsigned *d_identity, int staged) {
   using D = Depth<kBits>;
   // Random lookups into a LUT in device memory would split every warp's load over as many cache
   // lines: the LUT goes to shared memory, 128 KiB of dynamic shared memory at 16 bits.
@@ -541,25 +600,29 @@ __global__ void __launch_bounds__(kWideShared ? kWideThreads : kWalkThreads)
     }
     return true;
   };
-  walk_items<kWalkUnroll>(
-      plane, items, grid_first(), grid_stride(),
-      [&](int y, int c, const uint4 &chunk) {
-        std::uint8_t *out_row = out.data + (std::size_t)y * out.pitch;
-        if (c < items.chunks) {
-          const uint4 mapped =
-              copy_only ? chunk
-                        : uint4{map_words(chunk.x, sample, lut), map_words(chunk.y, sample, lut),
-                                map_words(chunk.z, sample, lut), map_words(chunk.w, sample, lut)};
-          *reinterpret_cast<uint4 *>(out_row + c * kChunkBytes) = mapped;
-        } else {
-          const auto *words =
-              reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
-          auto *out_words = reinterpret_cast<std::uint16_t *>(out_row);
-          for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
-            out_words[x] = copy_only ? words[x] : std::uint16_t(map_word(words[x], sample, lut));
-        }
-      },
-      lut_ready);
+  const auto map_item = [&](int y, int c, const uint4 &chunk) {
+    std::uint8_t *out_row = out.data + (std::size_t)y * out.pitch;
+    if (c < items.chunks) {
+      const uint4 mapped =
+          copy_only ? chunk
+                    : uint4{map_words(chunk.x, sample, lut), map_words(chunk.y, sample, lut),
+                            map_words(chunk.z, sample, lut), map_words(chunk.w, sample, lut)};
+      *reinterpret_cast<uint4 *>(out_row + c * kChunkBytes) = mapped;
+    } else {
+      const auto *words =
+          reinterpret_cast<const std::uint16_t *>(plane.data + (std::size_t)y * plane.pitch);
+      auto *out_words = reinterpret_cast<std::uint16_t *>(out_row);
+      for (int x = items.chunks * kChunkWords; x < plane.width; ++x)
+        out_words[x] = copy_only ? words[x] : std::uint16_t(map_word(words[x], sample, lut));
+    }
+  };
+  if constexpr (D::kWide && kWideShared) {
+    auto *staging = reinterpret_cast<uint4 *>(wide_table + D::kLevels);
+    walk_items_staged<kWalkUnroll>(plane, items, grid_first(), grid_stride(), staging, staged,
+                                   map_item, lut_ready);
+  } else {
+    walk_items<kWalkUnroll>(plane, items, grid_first(), grid_stride(), map_item, lut_ready);
+  }
 }
 
 // The tone kernel of shape ToneShape<kBits, kClassic> for `plane`'s histogram in `scratch`.
@@ -630,11 +693,13 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
   DevicePlane map_out = out;
   const std::uint16_t *lut = scratch.d_lut;
   const unsigned *identity = scratch.d_identity;
-  void *map_args[] = {&map_plane, &map_out, &lut, &identity};
+  int staged = scratch.limits.wide_staged;
+  void *map_args[] = {&map_plane, &map_out, &lut, &identity, &staged};
   if (wide_shared) {
     HISTEQ_CUDA_TRY(launch_dependent(reinterpret_cast<const void *>(map_deep<kBits, true>),
-                                     dim3(wide_blocks), dim3(kWideThreads), kWideLutBytes, stream,
-                                     map_args, scratch.limits.starts_early));
+                                     dim3(wide_blocks), dim3(kWideThreads),
+                                     kWideLutBytes + staged * kWideStageSlotBytes, stream, map_args,
+                                     scratch.limits.starts_early));
   } else {
     HISTEQ_CUDA_TRY(launch_dependent(reinterpret_cast<const void *>(map_deep<kBits, false>),
                                      dim3(blocks), dim3(kWalkThreads), 0, stream, map_args,
@@ -664,8 +729,11 @@ cudaError_t deep_limits(DeepLimits *limits) {
         count_deep_wide<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
     HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
         count_deep_wide<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
-    HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
-        map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideLutBytes));
+    limits->wide_staged =
+        std::clamp((optin - kWideLutBytes - 16) / kWideStageSlotBytes, 0, kWalkUnroll);
+    HISTEQ_CUDA_TRY(
+        cudaFuncSetAttribute(map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             kWideLutBytes + limits->wide_staged * kWideStageSlotBytes));
     limits->wide_shared = true;
   }
   // Both 16-bit tone grids are cooperative: every block of each must be resident at once.

@@ -16,7 +16,9 @@
 //          LUT takes one block per 2048 levels, eight per thread, and one barrier. It writes the
 //          history and the report, and leaves the device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory (128 KiB of it
-//          at 16 bits, where the GPU has it); nothing when the LUT is the identity.
+//          at 16 bits, where the GPU has it); nothing when the LUT is the identity. At 16 bits
+//          the shared memory left beside the LUT takes as many chunks again per thread, copied
+//          asynchronously while the LUT is built, so that more of the plane is read by then.
 // From compute capability 9.0 on the tone kernel and the map start early (dependent_launch.cuh):
 // the tone kernel as the count's last blocks finish, waiting for the count before it reads the
 // bins; the map while the tone kernel runs, its first chunks loading while the LUT is built.
@@ -53,6 +55,9 @@ struct DeepLimits {
   // (dependent_launch.cuh): the tone kernel as the count's last blocks finish, the map's first
   // loads overlapping the tone kernel.
   bool starts_early = false;
+  // With wide_shared: the 16-bit map's chunks per thread staged in the shared memory beside its
+  // LUT, loading while the LUT is built (0 to 4, as the device's shared memory allows).
+  int wide_staged = 0;
 };
 
 // The current device's limits; also lets the 16-bit kernels take their shared memory there.

@@ -323,9 +323,9 @@ TEST_P(SixteenBitBins, ThatFillUpStillCountEveryWord) {
 INSTANTIATE_TEST_SUITE_P(Widths, SixteenBitBins, ::testing::Values(3840, 7680));
 
 // GPUs without 128 KiB of shared memory a block count 16-bit words in the device bins and map
-// through a LUT in device memory: the same bytes and report. Where the tone kernel's 64 blocks
-// cannot all be resident, a 16-bit frame is refused before anything runs, and the next frame on
-// the same scratch is unaffected.
+// through a LUT in device memory, and those without room beside it stage no chunks in the map:
+// the same bytes and report. Where the tone kernel's 64 blocks cannot all be resident, a 16-bit
+// frame is refused before anything runs, and the next frame on the same scratch is unaffected.
 TEST(DeepSamples, SixteenBitsWithoutWideSharedMemoryGiveTheSameBytes) {
   SKIP_WITHOUT_CUDA_DEVICE();
   const histeq::Params params = histeq::to_params(every_option());
@@ -364,13 +364,19 @@ TEST(DeepSamples, SixteenBitsWithoutWideSharedMemoryGiveTheSameBytes) {
   const auto [refused, untouched] = equalize({false, false});
   EXPECT_EQ(refused, cudaErrorCooperativeLaunchTooLarge);
   EXPECT_TRUE(untouched.storage == clip[0].storage) << "a refused frame was written";
-  const auto [status, got] = equalize({false, true});
-  ASSERT_CUDA(status);
-  EXPECT_TRUE(got.storage == expected[0].frame.storage) << difference(got, expected[0].frame);
-  std::vector<std::uint64_t> words(histeq::cuda::report_words(histeq::cuda::kMaxLevels));
-  ASSERT_CUDA(cudaMemcpy(words.data(), report.data, words.size() * sizeof(std::uint64_t),
-                         cudaMemcpyDeviceToHost));
-  EXPECT_TRUE(std::equal(words.begin() + 1, words.end(), expected[0].histogram.begin()));
+  histeq::cuda::DeepLimits unstaged;
+  ASSERT_CUDA(histeq::cuda::deep_limits(&unstaged));
+  unstaged.wide_staged = 0;
+  for (const histeq::cuda::DeepLimits limits : {histeq::cuda::DeepLimits{false, true}, unstaged}) {
+    SCOPED_TRACE(limits.wide_shared ? "shared LUT, no chunks staged" : "device bins and LUT");
+    const auto [status, got] = equalize(limits);
+    ASSERT_CUDA(status);
+    EXPECT_TRUE(got.storage == expected[0].frame.storage) << difference(got, expected[0].frame);
+    std::vector<std::uint64_t> words(histeq::cuda::report_words(histeq::cuda::kMaxLevels));
+    ASSERT_CUDA(cudaMemcpy(words.data(), report.data, words.size() * sizeof(std::uint64_t),
+                           cudaMemcpyDeviceToHost));
+    EXPECT_TRUE(std::equal(words.begin() + 1, words.end(), expected[0].histogram.begin()));
+  }
 }
 
 // 16-bit words start on even bytes: a plane at an odd address or with an odd pitch is refused
