@@ -656,7 +656,7 @@ cudaError_t launch_depth(const DevicePlane &plane, const DevicePlane &out, Outpu
   const long long items = chunks * plane.height;
   const int blocks = int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1,
                                                (long long)sm_count * kWalkBlocksPerSm));
-  // One block per SM where each takes 128 KiB of shared memory.
+  // One block per SM where each takes 128 KiB of shared memory or more.
   const int wide_blocks =
       int(std::clamp<long long>((items + kWalkThreads - 1) / kWalkThreads, 1, (long long)sm_count));
   unsigned *histogram = scratch.d_histogram;

@@ -17,8 +17,9 @@
 //          history and the report, and leaves the device bins zero for the next frame;
 //   map    every word to word_of(lut[level_of(word)]), the LUT in shared memory (128 KiB of it
 //          at 16 bits, where the GPU has it); nothing when the LUT is the identity. At 16 bits
-//          the shared memory left beside the LUT takes as many chunks again per thread, copied
-//          asynchronously while the LUT is built, so that more of the plane is read by then.
+//          the shared memory left beside the LUT takes up to as many chunks again per thread
+//          (DeepLimits::wide_staged), copied asynchronously from compute capability 8.0 on,
+//          so that more of the plane is read by the time the LUT is built.
 // From compute capability 9.0 on the tone kernel and the map start early (dependent_launch.cuh):
 // the tone kernel as the count's last blocks finish, waiting for the count before it reads the
 // bins; the map while the tone kernel runs, its first chunks loading while the LUT is built.
