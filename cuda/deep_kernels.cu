@@ -234,8 +234,32 @@ __global__ void __launch_bounds__(kWalkThreads)
   }
 }
 
-// 16-bit counts: level v in half v % 2 of shared word v / 2. A block whose band holds at most
-// 0xffff pixels (kBandFits) cannot take a half past 0xffff. In a larger band the one increment
+// The 16-bit shared bins and LUT keep the two levels of pair p (2p and 2p + 1) in shared word
+// wide_slot(p). Video of 8, 10 or 12 bits in 16-bit words (as NVDEC hands it over) has only
+// levels whose low 8, 6 or 4 bits are zero; at word p a warp's neighbouring levels would fall in
+// one, one or four of the 32 banks. XOR-ing bits 5-9 of p into its bank bits (0-4) spreads them
+// over 8, 32 and 32 banks; bits 5-9 stay, so wide_slot is its own inverse.
+__device__ __forceinline__ unsigned wide_slot(unsigned pair) {
+  return pair ^ (pair >> 5 & 31u);
+}
+
+// The shared half of level v: half v % 2 of word wide_slot(v / 2).
+__device__ __forceinline__ unsigned wide_half_of(std::uint32_t level) {
+  return level ^ (level >> 5 & 62u);
+}
+
+// Chunk i of the 16-bit LUT (pairs 4i to 4i + 3) to its place in the shared table: wide_slot
+// moves the four alike above their two lowest bits (chunk i ^ (x >> 2)) and swaps them within
+// by those (word j to j ^ (x & 3)), x the XOR it applies to all four.
+__device__ __forceinline__ void store_wide_lut_chunk(uint4 *table_chunks, unsigned i, uint4 lut) {
+  const unsigned x = wide_slot(4 * i) ^ (4 * i);
+  if (x & 1u) lut = uint4{lut.y, lut.x, lut.w, lut.z};
+  if (x & 2u) lut = uint4{lut.z, lut.w, lut.x, lut.y};
+  table_chunks[i ^ (x >> 2)] = lut;
+}
+
+// 16-bit counts: level v in half v % 2 of shared word wide_slot(v / 2). A block whose band holds at
+// most 0xffff pixels (kBandFits) cannot take a half past 0xffff. In a larger band the one increment
 // that takes a half from 0x3fff to 0x4000 moves 0x4000 to the device bin, so no half overflows:
 // until that thread takes it back, in its next instruction, the block's other threads would
 // have to add another 0xc000 to the same level.
@@ -243,12 +267,13 @@ template <bool kBandFits>
 __device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs,
                                            unsigned *d_histogram) {
   const unsigned half = (word & 1u) * 16;
+  unsigned *slot = &pairs[wide_slot(word >> 1)];
   if constexpr (kBandFits) {
-    atomicAdd(&pairs[word >> 1], 1u << half);
+    atomicAdd(slot, 1u << half);
   } else {
-    const unsigned old = atomicAdd(&pairs[word >> 1], 1u << half);
+    const unsigned old = atomicAdd(slot, 1u << half);
     if ((old >> half & 0xffffu) == 0x3fffu) {
-      atomicSub(&pairs[word >> 1], 0x4000u << half);
+      atomicSub(slot, 0x4000u << half);
       add_bin_pair(d_histogram, word >> 1, half ? 0u : 0x4000u, half ? 0x4000u : 0u);
     }
   }
@@ -281,7 +306,7 @@ __global__ void __launch_bounds__(kWideThreads)
   __syncthreads();
   for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
     const unsigned pair = pairs[i];
-    if (pair) add_bin_pair(d_histogram, i, pair & 0xffffu, pair >> 16);
+    if (pair) add_bin_pair(d_histogram, wide_slot(i), pair & 0xffffu, pair >> 16);
   }
 }
 
@@ -547,14 +572,21 @@ __global__ void __launch_bounds__(kToneThreads)
   if (!__syncthreads_and(identity) && t == 0) *d_identity = 0;
 }
 
-template <typename Lut>
-__device__ __forceinline__ std::uint32_t map_word(std::uint32_t word, const SampleLayout &sample,
+// 16-bit samples fill their words: the level is the word (a valid layout's bits and shift add
+// up to 16 at most), known at compile time.
+struct WholeWordSample {
+  __device__ std::uint32_t level_of(std::uint32_t word) const { return word; }
+  __device__ std::uint32_t word_of(std::uint32_t level) const { return level; }
+};
+
+template <typename Sample, typename Lut>
+__device__ __forceinline__ std::uint32_t map_word(std::uint32_t word, const Sample &sample,
                                                   const Lut &lut) {
   return sample.word_of(lut(sample.level_of(word)));
 }
 
-template <typename Lut>
-__device__ __forceinline__ std::uint32_t map_words(std::uint32_t pair, const SampleLayout &sample,
+template <typename Sample, typename Lut>
+__device__ __forceinline__ std::uint32_t map_words(std::uint32_t pair, const Sample &sample,
                                                    const Lut &lut) {
   return map_word(pair & 0xffffu, sample, lut) | map_word(pair >> 16, sample, lut) << 16;
 }
@@ -573,13 +605,21 @@ __global__ void __launch_bounds__(kWideShared ? kWideThreads : kWalkThreads)
   extern __shared__ __align__(16) std::uint16_t wide_table[];
   std::uint16_t *table = D::kWide ? wide_table : small_table;
   const auto lut = [&](std::uint32_t level) -> std::uint32_t {
-    if constexpr (kSharedTable) {
+    if constexpr (D::kWide && kWideShared) {
+      return table[wide_half_of(level)];
+    } else if constexpr (kSharedTable) {
       return table[level];
     } else {
       return __ldg(&d_lut[level]);
     }
   };
-  const SampleLayout sample = plane.layout.sample;
+  const auto sample = [&] {
+    if constexpr (D::kWide) {
+      return WholeWordSample{};
+    } else {
+      return plane.layout.sample;
+    }
+  }();
   const Items items(plane, out, kChunkBytes);
   bool copy_only = false;
   // The LUT, once this thread's first chunks are on their way: the tone kernel may still be
@@ -594,8 +634,13 @@ __global__ void __launch_bounds__(kWideShared ? kWideThreads : kWalkThreads)
       const auto *lut_chunks = reinterpret_cast<const uint4 *>(d_lut);
       auto *table_chunks = reinterpret_cast<uint4 *>(table);
 #pragma unroll 4
-      for (int i = threadIdx.x; i < D::kLevels / 8; i += blockDim.x)
-        table_chunks[i] = lut_chunks[i];
+      for (int i = threadIdx.x; i < D::kLevels / 8; i += blockDim.x) {
+        if constexpr (D::kWide) {
+          store_wide_lut_chunk(table_chunks, i, lut_chunks[i]);
+        } else {
+          table_chunks[i] = lut_chunks[i];
+        }
+      }
       __syncthreads();
     }
     return true;

@@ -7,7 +7,9 @@
 //          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB), each block over a band of
 //          rows: a band of at most 0xffff pixels cannot overflow a bin, and in a larger one a bin
 //          hands 0x4000 to the device bins whenever it reaches it (GPUs without 128 KiB of
-//          shared memory a block count in the device bins);
+//          shared memory a block count in the device bins). The 16-bit bins and LUT sit in
+//          shared memory in an order that spreads video of 8-12 bits in 16-bit words (levels
+//          with their low bits zero) over the banks;
 //   tone   a cooperative grid of one block per 1024 levels, four per thread, builds the LUT with
 //          the options of tone.params (core/tone_steps.h, the steps DeepCpuEqualizer takes):
 //          each block's sums and scan total cross to the others through DeepExchange behind
