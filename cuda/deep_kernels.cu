@@ -198,7 +198,8 @@ __device__ __forceinline__ bool zero_bins(unsigned *words, int count) {
 
 // Adds `even` and `odd` to device bins 2 * pair and 2 * pair + 1 with one 64-bit atomic, half
 // as many as a 32-bit atomic per bin: each bin's total stays below 2^32 (frames have fewer
-// pixels), so no carry crosses from one bin into the other. The kernels that count in shared
+// pixels), so no carry crosses from one bin into the other. An odd amount may be negative,
+// modulo 2^32 (count_wide): its carry leaves the 64-bit word. The kernels that count in shared
 // bins add to the device bins through nothing else, so no 32-bit atomic overlaps these.
 __device__ __forceinline__ void add_bin_pair(unsigned *d_histogram, unsigned pair, unsigned even,
                                              unsigned odd) {
@@ -258,24 +259,31 @@ __device__ __forceinline__ void store_wide_lut_chunk(uint4 *table_chunks, unsign
   table_chunks[i ^ (x >> 2)] = lut;
 }
 
-// 16-bit counts: level v in half v % 2 of shared word wide_slot(v / 2). A block whose band holds at
-// most 0xffff pixels (kBandFits) cannot take a half past 0xffff. In a larger band the one increment
-// that takes a half from 0x3fff to 0x4000 moves 0x4000 to the device bin, so no half overflows:
-// until that thread takes it back, in its next instruction, the block's other threads would
-// have to add another 0xc000 to the same level.
+// 16-bit counts: level v in half v % 2 of shared word wide_slot(v / 2). A block whose band holds
+// at most 0xffff pixels (kBandFits) cannot take a half past 0xffff. In a larger band halves wrap,
+// and each thread settles what its own atomic did, so the totals are exact in any order the
+// threads run: the word's arithmetic is modulo 2^32, and the old value an atomic returns says
+// whether that atomic carried out of the word (65536 of the odd level gone to the device bin) or
+// took the even half from 0xffff to 0 (65536 of the even level to the device bin, and the carry
+// it put into the odd half taken back, which borrows out of the word where the odd half had
+// wrapped to 0 meanwhile: -65536 of the odd level, modulo 2^32 in the device bin).
 template <bool kBandFits>
 __device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs,
                                            unsigned *d_histogram) {
-  const unsigned half = (word & 1u) * 16;
+  const unsigned one = 1u << (word & 1u) * 16;
   unsigned *slot = &pairs[wide_slot(word >> 1)];
   if constexpr (kBandFits) {
-    atomicAdd(slot, 1u << half);
+    atomicAdd(slot, one);
   } else {
-    const unsigned old = atomicAdd(slot, 1u << half);
-    if ((old >> half & 0xffffu) == 0x3fffu) {
-      atomicSub(slot, 0x4000u << half);
-      add_bin_pair(d_histogram, word >> 1, half ? 0u : 0x4000u, half ? 0x4000u : 0u);
+    constexpr unsigned kOddUnit = 0x10000u;
+    const unsigned old = atomicAdd(slot, one);
+    unsigned even = 0, odd = 0;
+    if (old > ~0u - one) odd += kOddUnit;
+    if (one == 1u && (old & 0xffffu) == 0xffffu) {
+      even += kOddUnit;
+      if (atomicSub(slot, kOddUnit) < kOddUnit) odd -= kOddUnit;
     }
+    if (even | odd) add_bin_pair(d_histogram, word >> 1, even, odd);
   }
 }
 

@@ -5,8 +5,8 @@
 // level (2^bits), in three launches on one stream, each templated on the depth:
 //   count  the histogram into per-block shared bins merged into the device bins: 32-bit bins at
 //          10 and 12 bits; at 16 bits, 65536 16-bit bins (128 KiB), each block over a band of
-//          rows: a band of at most 0xffff pixels cannot overflow a bin, and in a larger one a bin
-//          hands 0x4000 to the device bins whenever it reaches it (GPUs without 128 KiB of
+//          rows: a band of at most 0xffff pixels cannot overflow a bin, and in a larger one each
+//          atomic that wraps a bin settles the 65536 with the device bins (GPUs without 128 KiB of
 //          shared memory a block count in the device bins). The 16-bit bins and LUT sit in
 //          shared memory in an order that spreads video of 8-12 bits in 16-bit words (levels
 //          with their low bits zero) over the banks;

@@ -287,11 +287,12 @@ TEST(DeepSamples, AnIdentityLutLeavesEveryWordAsItIs) {
   }
 }
 
-// At 16 bits each block counts a band of rows into 16-bit shared bins: a level that most of the
-// frame holds fills a band's bin to near 0xffff (4K on a GPU of 128 SMs or more, one block per
-// SM: bands of at most 0xffff pixels) or past half many times over (twice as wide, or 4K on fewer
-// SMs: larger bands, whose halves hand 0x4000 to the device bins), and every count still reaches
-// the report and the LUT (the frame and its histogram equal the core's).
+// At 16 bits each block counts a band of rows into 16-bit shared bins, the two levels of a pair
+// in one word: two levels that most of the frame holds (40000 and 40001, 2:1) fill a band's bins
+// to near 0xffff (4K on a GPU of 128 SMs or more, one block per SM: bands of at most 0xffff
+// pixels) or wrap them (twice as wide: the even level's; four times: both, the odd level's
+// carrying out of the word), and every count still reaches the report and the LUT (the frame
+// and its histogram equal the core's).
 class SixteenBitBins : public ::testing::TestWithParam<int> {};
 
 TEST_P(SixteenBitBins, ThatFillUpStillCountEveryWord) {
@@ -300,14 +301,15 @@ TEST_P(SixteenBitBins, ThatFillUpStillCountEveryWord) {
   const SampleLayout sample{16, 0};
   const Size size{GetParam(), 2160, Rows::kPacked};
   auto clip = deep_clip(sample, size.width, size.height, pitch_for(size), 2, 2);
-  std::size_t crowded = 0;
+  std::size_t crowded[2] = {};
   for (PixelFrame &frame : clip) {
-    crowded = 0;
+    crowded[0] = crowded[1] = 0;
     for (int y = 0; y < frame.height; ++y)
       for (int x = 0; x < frame.width; ++x)
-        if ((x + y) % 10 != 0) {
-          frame.word_row(y)[x] = 40000;
-          ++crowded;
+        if (const int spot = (x + y) % 10; spot != 0) {
+          const int odd = spot > 6;
+          frame.word_row(y)[x] = std::uint16_t(40000 + odd);
+          ++crowded[odd];
         }
   }
   const auto expected = cpu_clip(clip, false, params);
@@ -316,11 +318,12 @@ TEST_P(SixteenBitBins, ThatFillUpStillCountEveryWord) {
   expect_equal_to_the_core(out, expected, params);
   for (const FrameReport &report : out.reports) {
     ASSERT_EQ(report.histogram.size(), 65536u);
-    EXPECT_GE(report.histogram[40000], crowded);
+    EXPECT_GE(report.histogram[40000], crowded[0]);
+    EXPECT_GE(report.histogram[40001], crowded[1]);
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Widths, SixteenBitBins, ::testing::Values(3840, 7680));
+INSTANTIATE_TEST_SUITE_P(Widths, SixteenBitBins, ::testing::Values(3840, 7680, 15360));
 
 // GPUs without 128 KiB of shared memory a block count 16-bit words in the device bins and map
 // through a LUT in device memory, and those without room beside it stage no chunks in the map:
