@@ -195,7 +195,7 @@ Measured measure(const Format &format, FrameSize pixels, int sm_l2_bytes) {
   // (DevicePlanes, restored before each contender: a frame equalized again would be another
   // picture, for deep luma one whose LUT can come out the identity, which the map skips), the
   // sources together over twice the L2 cache, so every frame comes from DRAM; the copy takes
-  // each source to a destination of its own.
+  // each source to destinations rotating through over twice the L2 cache as well.
   const Repeats device_reps{2, 15, 20};
   const long timed =
       long(device_reps.warmup_batches + device_reps.batches) * device_reps.frames_per_batch;
