@@ -275,13 +275,14 @@ __device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs,
   if constexpr (kBandFits) {
     atomicAdd(slot, one);
   } else {
-    constexpr unsigned kOddUnit = 0x10000u;
+    // What a half holds before it wraps: 65536 counts, and the odd half's one in the word.
+    constexpr unsigned kWrap = 0x10000u;
     const unsigned old = atomicAdd(slot, one);
     unsigned even = 0, odd = 0;
-    if (old > ~0u - one) odd += kOddUnit;
+    if (old > ~0u - one) odd += kWrap;
     if (one == 1u && (old & 0xffffu) == 0xffffu) {
-      even += kOddUnit;
-      if (atomicSub(slot, kOddUnit) < kOddUnit) odd -= kOddUnit;
+      even += kWrap;
+      if (atomicSub(slot, kWrap) < kWrap) odd -= kWrap;
     }
     if (even | odd) add_bin_pair(d_histogram, word >> 1, even, odd);
   }
