@@ -66,6 +66,14 @@ struct ToneShape {
 constexpr int kWideBinBytes = (1 << 16) * 2;
 constexpr int kWideLutBytes = (1 << 16) * 2;
 constexpr int kWideStageSlotBytes = kWideThreads * kChunkBytes;
+// The 16-bit map's static table: unused (its LUT is in dynamic shared memory), but it still takes
+// its bytes of the block's shared memory.
+constexpr int kWideStaticTableBytes = 16;
+
+// The first byte of chunk c of row y.
+__device__ __forceinline__ const std::uint8_t *chunk_at(const DevicePlane &plane, int y, int c) {
+  return plane.data + (std::size_t)y * plane.pitch + c * kChunkBytes;
+}
 
 // kUnroll items' chunks, from `at` on, loaded before any is used; `at` moves past them
 // (`chunks[k]` is meaningful for items of whole chunks, c < items.chunks).
@@ -81,8 +89,7 @@ struct Round {
       ys[k] = at.y;
       cs[k] = at.c;
       if (at.y < plane.height && at.c < items.chunks)
-        chunks[k] = *reinterpret_cast<const uint4 *>(plane.data + (std::size_t)at.y * plane.pitch +
-                                                     at.c * kChunkBytes);
+        chunks[k] = *reinterpret_cast<const uint4 *>(chunk_at(plane, at.y, at.c));
     }
   }
   template <class Visit>
@@ -143,8 +150,7 @@ __device__ __forceinline__ void walk_items_staged(const DevicePlane &plane, cons
   const ItemCursor staged_from = at;
   for (int k = 0; k < staged; ++k, at.next()) {
     if (at.y < plane.height && at.c < items.chunks)
-      __pipeline_memcpy_async(&staging[k * blockDim.x + threadIdx.x],
-                              plane.data + (std::size_t)at.y * plane.pitch + at.c * kChunkBytes,
+      __pipeline_memcpy_async(&staging[k * blockDim.x + threadIdx.x], chunk_at(plane, at.y, at.c),
                               kChunkBytes);
   }
   __pipeline_commit();
@@ -610,7 +616,8 @@ __global__ void __launch_bounds__(kWideShared ? kWideThreads : kWalkThreads)
   // Random lookups into a LUT in device memory would split every warp's load over as many cache
   // lines: the LUT goes to shared memory, 128 KiB of dynamic shared memory at 16 bits.
   constexpr bool kSharedTable = !D::kWide || kWideShared;
-  __shared__ __align__(16) std::uint16_t small_table[D::kWide ? 8 : D::kLevels];
+  __shared__ __align__(16)
+      std::uint16_t small_table[D::kWide ? kWideStaticTableBytes / 2 : D::kLevels];
   extern __shared__ __align__(16) std::uint16_t wide_table[];
   std::uint16_t *table = D::kWide ? wide_table : small_table;
   const auto lut = [&](std::uint32_t level) -> std::uint32_t {
@@ -777,14 +784,14 @@ cudaError_t deep_limits(DeepLimits *limits) {
   // Every deep kernel is compiled alike: one stands for all.
   HISTEQ_CUDA_TRY(
       may_start_early(reinterpret_cast<const void *>(map_deep<10, false>), &limits->starts_early));
-  // The map's static table (16 bytes) comes on top of its dynamic one.
-  if (optin >= kWideLutBytes + 16 && optin >= kWideBinBytes) {
+  // The map's static table comes on top of its dynamic one.
+  const int beside_lut = optin - kWideLutBytes - kWideStaticTableBytes;
+  if (beside_lut >= 0 && optin >= kWideBinBytes) {
     HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
         count_deep_wide<true>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
     HISTEQ_CUDA_TRY(cudaFuncSetAttribute(
         count_deep_wide<false>, cudaFuncAttributeMaxDynamicSharedMemorySize, kWideBinBytes));
-    limits->wide_staged =
-        std::clamp((optin - kWideLutBytes - 16) / kWideStageSlotBytes, 0, kWalkUnroll);
+    limits->wide_staged = std::clamp(beside_lut / kWideStageSlotBytes, 0, kWalkUnroll);
     HISTEQ_CUDA_TRY(
         cudaFuncSetAttribute(map_deep<16, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                              kWideLutBytes + limits->wide_staged * kWideStageSlotBytes));
