@@ -325,6 +325,39 @@ TEST_P(SixteenBitBins, ThatFillUpStillCountEveryWord) {
 
 INSTANTIATE_TEST_SUITE_P(Widths, SixteenBitBins, ::testing::Values(3840, 7680, 15360));
 
+// Video of 10 or 12 bits in 16-bit words (NVDEC's P016 and Y444_16 outputs: levels whose low 6 or
+// 4 bits are zero), whose few levels the 16-bit shared bins and LUT spread over the banks in their
+// own order (deep_kernels.cu, wide_slot); the odd frames' words 5 above. Each frame's LUT differs
+// from the one before (the scene darkens, then cuts); with the classic mapping and every option,
+// 4K and small, every frame equals the core's.
+TEST(DeepSamples, VideoInSixteenBitWordsEqualsTheCore) {
+  SKIP_WITHOUT_CUDA_DEVICE();
+  for (const int bits : {10, 12}) {
+    for (const bool options : {false, true}) {
+      const histeq::Params params =
+          histeq::to_params(options ? every_option() : histeq::Settings{});
+      for (const Size size : {Size{3840, 2160, Rows::kPacked}, Size{385, 289, Rows::kChunked}}) {
+        SCOPED_TRACE(std::to_string(bits) + "-bit video, " + (options ? "every option, " : "") +
+                     size_name(size));
+        auto clip = deep_clip(SampleLayout{bits, 16 - bits}, size.width, size.height,
+                              pitch_for(size), 4, 3);
+        for (std::size_t i = 0; i < clip.size(); ++i) {
+          PixelFrame &frame = clip[i];
+          frame.layout = deep_luma_layout(SampleLayout{16, 0});
+          if (i % 2 == 1) {
+            for (int y = 0; y < frame.height; ++y)
+              for (int x = 0; x < frame.width; ++x) frame.word_row(y)[x] += 5;
+          }
+        }
+        const auto expected = cpu_clip(clip, false, params);
+        EngineOutput out;
+        ASSERT_NO_FATAL_FAILURE(run_engine(clip, 2, false, params, &out));
+        expect_equal_to_the_core(out, expected, params);
+      }
+    }
+  }
+}
+
 // GPUs without 128 KiB of shared memory a block count 16-bit words in the device bins and map
 // through a LUT in device memory, and those without room beside it stage no chunks in the map:
 // the same bytes and report. Where the tone kernel's 64 blocks cannot all be resident, a 16-bit
