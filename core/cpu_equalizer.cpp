@@ -60,7 +60,7 @@ void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, const std::uint
   apply_lut(plane, begin, end, lut);
 }
 
-void map_rows(const DeepPlane &deep, int begin, int end, const std::int32_t *lut) {
+void map_rows(const DeepPlane &deep, int begin, int end, const WordLut &lut) {
   apply_lut(deep.plane, begin, end, deep.layout, lut);
 }
 
@@ -149,13 +149,13 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   bool identity = true;
   for (std::uint32_t v = 0; v < levels && identity; ++v) identity = lut_[v] == v;
   if (identity) return lut_;
-  // Words are mapped by gathers from 32-bit entries: the LUT is widened once, not per band.
-  if constexpr (!kBytes) wide_lut_.assign(lut_.begin(), lut_.end());
+  // Words are mapped from the LUT made over once for the SIMD map, not once per band.
+  if constexpr (!kBytes) word_lut_.assign(lut_.data(), layout_);
   pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
     if constexpr (kBytes) {
       map_rows(passes, begin, end, lut_.data());
     } else {
-      map_rows(passes, begin, end, wide_lut_.data());
+      map_rows(passes, begin, end, word_lut_);
     }
   });
   return lut_;

@@ -10,6 +10,7 @@
 #include "clahe_tiles.h"
 #include "equalization.h"
 #include "luma_histogram.h"
+#include "lut_map.h"
 #include "packed_views.h"
 #include "params.h"
 #include "plane.h"
@@ -88,7 +89,7 @@ class BasicCpuEqualizer {
   Histogram histogram_{};
   std::unique_ptr<ToneMap> tone_;
   Lut lut_{};
-  std::vector<std::int32_t> wide_lut_;  // words: lut_ widened for the SIMD map's gathers
+  WordLut word_lut_;  // words: lut_ as the SIMD map reads it
   ClaheTiles tiles_;
   std::vector<std::uint64_t> tile_frame_histogram_;
   // Packed RGB: the frame's luma, and under CLAHE its mapped luma.

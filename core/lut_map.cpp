@@ -39,24 +39,103 @@ void MapRows(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *H
   }
 }
 
+#if HISTEQ_BYTE_PERMUTES
+// Levels of up to WordLut::kBytePermuteBits, 64 words a step, by byte permutes, where a gather
+// loads each entry alone: the levels' low and high bytes packed into a vector each; every
+// level looked up in each 128-entry segment of the LUT's low bytes and of its high bytes (one
+// VPERMI2B each, which reads its index's low seven bits), each segment's answers kept where the
+// level's top bits are that segment; the two answers interleaved back into words.
+struct WordPermutes {
+  alignas(64) std::uint8_t low_bytes[64];     // from words (first, second): each word's low byte
+  alignas(64) std::uint8_t high_bytes[64];    // and its high byte
+  alignas(64) std::uint8_t first_words[64];   // from bytes (low, high): words 0-31
+  alignas(64) std::uint8_t second_words[64];  // and 32-63
+};
+
+constexpr WordPermutes make_word_permutes() {
+  WordPermutes permutes{};
+  for (int i = 0; i < 64; ++i) {
+    permutes.low_bytes[i] = std::uint8_t(2 * i);
+    permutes.high_bytes[i] = std::uint8_t(2 * i + 1);
+    permutes.first_words[i] = std::uint8_t((i % 2) * 64 + i / 2);
+    permutes.second_words[i] = std::uint8_t((i % 2) * 64 + 32 + i / 2);
+  }
+  return permutes;
+}
+
+constexpr WordPermutes kWordPermutes = make_word_permutes();
+constexpr int kSegmentLevels = 128;
+constexpr int kPermuteStepWords = 64;
+
+HWY_INLINE __m512i Segment(const std::uint8_t *table, int segment, __m512i low) {
+  const std::uint8_t *entries = table + kSegmentLevels * segment;
+  return _mm512_permutex2var_epi8(_mm512_loadu_si512(entries), low,
+                                  _mm512_loadu_si512(entries + 64));
+}
+
+// Maps the whole steps of a row from x = 0 on; returns the first word it left.
+int MapWordStepsByPermutes(std::uint16_t *HWY_RESTRICT p, int width, SampleLayout layout,
+                           const WordLut &lut) {
+  const int segments = int((layout.levels() + kSegmentLevels - 1) / kSegmentLevels);
+  const __m512i low_bytes = _mm512_load_si512(kWordPermutes.low_bytes);
+  const __m512i high_bytes = _mm512_load_si512(kWordPermutes.high_bytes);
+  const __m512i first_words = _mm512_load_si512(kWordPermutes.first_words);
+  const __m512i second_words = _mm512_load_si512(kWordPermutes.second_words);
+  const __m128i shift = _mm_cvtsi32_si128(layout.shift);
+  const __m512i top = _mm512_set1_epi16(short(layout.levels() - 1));
+  const __m512i one = _mm512_set1_epi8(1);
+  int x = 0;
+  for (; x + kPermuteStepWords <= width; x += kPermuteStepWords) {
+    const __m512i first = _mm512_min_epu16(_mm512_srl_epi16(_mm512_loadu_si512(p + x), shift), top);
+    const __m512i second =
+        _mm512_min_epu16(_mm512_srl_epi16(_mm512_loadu_si512(p + x + 32), shift), top);
+    const __m512i low = _mm512_permutex2var_epi8(first, low_bytes, second);
+    const __m512i high = _mm512_permutex2var_epi8(first, high_bytes, second);
+    // A level's segment: its high byte twice, and one more where its low byte's top bit is set.
+    const __m512i twice = _mm512_add_epi8(high, high);
+    const __m512i segment = _mm512_mask_add_epi8(twice, _mm512_movepi8_mask(low), twice, one);
+    __m512i mapped_low = Segment(lut.low.data(), 0, low);
+    __m512i mapped_high = Segment(lut.high.data(), 0, low);
+    for (int s = 1; s < segments; ++s) {
+      const __mmask64 here = _mm512_cmpeq_epi8_mask(segment, _mm512_set1_epi8(char(s)));
+      mapped_low = _mm512_mask_mov_epi8(mapped_low, here, Segment(lut.low.data(), s, low));
+      mapped_high = _mm512_mask_mov_epi8(mapped_high, here, Segment(lut.high.data(), s, low));
+    }
+    _mm512_storeu_si512(
+        p + x,
+        _mm512_sll_epi16(_mm512_permutex2var_epi8(mapped_low, first_words, mapped_high), shift));
+    _mm512_storeu_si512(
+        p + x + 32,
+        _mm512_sll_epi16(_mm512_permutex2var_epi8(mapped_low, second_words, mapped_high), shift));
+  }
+  return x;
+}
+#endif
+
 // Words a vector of 32-bit lanes at a time: each word's level (its bits, as level_of clamps
-// them), the LUT gathered from a 32-bit copy, and the level's word back.
+// them), the LUT gathered from its 32-bit copy, and the level's word back; with AVX-512 VBMI,
+// levels of up to WordLut::kBytePermuteBits by byte permutes instead.
 void MapWordRows(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
-                 const std::int32_t *HWY_RESTRICT lut) {
+                 const WordLut &lut) {
   const hn::ScalableTag<std::int32_t> di;
   const hn::Rebind<std::uint16_t, decltype(di)> d16;
   const int lanes = HWY_TARGET == HWY_SCALAR ? plane.width + 1 : int(hn::Lanes(di));
   const auto top = hn::Set(di, std::int32_t(layout.levels() - 1));
+  const std::int32_t *HWY_RESTRICT wide = lut.wide.data();
   for (int y = row_begin; y < row_end; ++y) {
     std::uint16_t *HWY_RESTRICT p = plane.row(y);
     int x = 0;
+#if HISTEQ_BYTE_PERMUTES
+    if (layout.bits <= WordLut::kBytePermuteBits)
+      x = MapWordStepsByPermutes(p, plane.width, layout, lut);
+#endif
     for (; x + lanes <= plane.width; x += lanes) {
       const auto words = hn::PromoteTo(di, hn::LoadU(d16, p + x));
       const auto levels = hn::Min(hn::ShiftRightSame(words, layout.shift), top);
-      const auto mapped = hn::ShiftLeftSame(hn::GatherIndex(di, lut, levels), layout.shift);
+      const auto mapped = hn::ShiftLeftSame(hn::GatherIndex(di, wide, levels), layout.shift);
       hn::StoreU(hn::DemoteTo(d16, mapped), d16, p + x);
     }
-    for (; x < plane.width; ++x) p[x] = layout.word_of(std::uint32_t(lut[layout.level_of(p[x])]));
+    for (; x < plane.width; ++x) p[x] = layout.word_of(std::uint32_t(wide[layout.level_of(p[x])]));
   }
 }
 
@@ -88,8 +167,23 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 
 HWY_EXPORT(MapWordRows);
 
+void WordLut::assign(const std::uint16_t *lut, SampleLayout layout) {
+  const std::size_t levels = layout.levels();
+  wide.assign(lut, lut + levels);
+  low.clear();
+  high.clear();
+  if (layout.bits > kBytePermuteBits) return;
+  const std::size_t padded = (levels + 127) / 128 * 128;
+  low.assign(padded, 0);
+  high.assign(padded, 0);
+  for (std::size_t v = 0; v < levels; ++v) {
+    low[v] = std::uint8_t(lut[v]);
+    high[v] = std::uint8_t(lut[v] >> 8);
+  }
+}
+
 void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
-               const std::int32_t *lut) {
+               const WordLut &lut) {
   HWY_DYNAMIC_DISPATCH(MapWordRows)(plane, row_begin, row_end, layout, lut);
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "plane.h"
 #include "sample_layout.h"
@@ -16,10 +17,22 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 // The same, one sample at a time: the reference apply_lut must equal.
 void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
 
-// Replaces every visible word of rows [row_begin, row_end) by the word of lut[its level] (a LUT
-// of layout.levels() levels, widened to 32 bits so that it can be gathered), in place.
+// A LUT of a word layout's levels as the SIMD map reads it, made once per frame: widened to 32
+// bits for gathers, and for levels of up to kBytePermuteBits split into the bytes of its entries,
+// which CPUs with AVX-512 VBMI look up 128 at a time by byte permutes (padded with zeros to whole
+// 128-entry segments).
+struct WordLut {
+  static constexpr int kBytePermuteBits = 10;
+  std::vector<std::int32_t> wide;
+  std::vector<std::uint8_t> low, high;
+
+  void assign(const std::uint16_t *lut, SampleLayout layout);
+};
+
+// Replaces every visible word of rows [row_begin, row_end) by the word of lut[its level], in
+// place; `lut` assigned from the LUT of `layout`.
 void apply_lut(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
-               const std::int32_t *lut);
+               const WordLut &lut);
 // The same, one word at a time: the reference.
 void apply_lut_scalar(LumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                       const std::uint16_t *lut);

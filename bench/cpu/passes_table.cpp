@@ -51,9 +51,11 @@ void passes_table(int runs) {
         histeq::ConstLumaPlane16{reinterpret_cast<const std::uint16_t *>(words.data()), width,
                                  height, 2 * std::ptrdiff_t(width)},
         0, height, ten, deep_counts.data());
-    std::vector<std::int32_t> deep_lut(ten.levels());
+    std::vector<std::uint16_t> deep_levels(ten.levels());
     histeq::build_equalization_lut(deep_counts.data(), int(ten.levels()), histeq::full_range(10),
-                                   deep_lut.data());
+                                   deep_levels.data());
+    histeq::WordLut deep_lut;
+    deep_lut.assign(deep_levels.data(), ten);
     const auto plane16 = [&](std::uint8_t *p) {
       return histeq::LumaPlane16{reinterpret_cast<std::uint16_t *>(p), width, height,
                                  2 * std::ptrdiff_t(width)};
@@ -124,7 +126,7 @@ void passes_table(int runs) {
             histeq::accumulate_histogram(plane, 0, height, ten, deep_counts.data());
           },
           &words},
-         {[&](std::uint8_t *p) { histeq::apply_lut(plane16(p), 0, height, ten, deep_lut.data()); },
+         {[&](std::uint8_t *p) { histeq::apply_lut(plane16(p), 0, height, ten, deep_lut); },
           &words},
          {rgb_count(4, rgbx_luma), &rgbx_frame},
          {rgb_map(4, rgbx_luma), &rgbx_frame},

@@ -258,7 +258,8 @@ TEST(ClaheBlendSimd, EveryTargetEqualsTheScalarReference) {
   }
 }
 
-// Words of every depth and alignment, malformed ones (bits above the depth) included.
+// Words of every depth and alignment, malformed ones (bits above the depth) included; depths
+// of less than a byte permute's 128 entries and of an odd number of them too.
 TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
   std::mt19937 random(23);
   for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
@@ -266,10 +267,12 @@ TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
     SCOPED_TRACE(hwy::TargetName(target));
     for (const histeq::SampleLayout layout :
          {histeq::SampleLayout{10, 0}, histeq::SampleLayout{10, 6}, histeq::SampleLayout{12, 0},
-          histeq::SampleLayout{12, 4}, histeq::SampleLayout{16, 0}}) {
+          histeq::SampleLayout{12, 4}, histeq::SampleLayout{16, 0}, histeq::SampleLayout{7, 0},
+          histeq::SampleLayout{9, 3}}) {
       std::vector<std::uint16_t> lut(layout.levels());
       for (auto &level : lut) level = std::uint16_t(random() % layout.levels());
-      const std::vector<std::int32_t> wide(lut.begin(), lut.end());
+      histeq::WordLut word_lut;
+      word_lut.assign(lut.data(), layout);
       for (int width : {1, 7, 8, 9, 17, 200, 1927}) {
         const int height = 3, stride_words = width + 5;
         std::vector<std::uint16_t> plane(std::size_t(stride_words) * height);
@@ -277,7 +280,7 @@ TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
         std::vector<std::uint16_t> reference = plane;
         const std::ptrdiff_t stride = std::ptrdiff_t(stride_words) * 2;
         histeq::apply_lut(histeq::LumaPlane16{plane.data(), width, height, stride}, 0, height,
-                          layout, wide.data());
+                          layout, word_lut);
         histeq::apply_lut_scalar(histeq::LumaPlane16{reference.data(), width, height, stride}, 0,
                                  height, layout, lut.data());
         ASSERT_EQ(plane, reference)
