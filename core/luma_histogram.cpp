@@ -93,6 +93,40 @@ void accumulate_gathered(int row_begin, int row_end, int width, LumaHistogram8 &
   sub.flush_into(histogram);
 }
 
+// Words of up to 12-bit levels (`levels` of them), level_of(word) each: four 32-bit
+// sub-histograms take consecutive words, as the bytes' eight do, while they fit in cache (64 KB).
+template <typename LevelOf>
+void count_words(ConstLumaPlane16 plane, int row_begin, int row_end, std::uint32_t levels,
+                 std::uint64_t *histogram, LevelOf level_of) {
+  constexpr int kTables = 4;
+  std::vector<std::uint32_t> sub(std::size_t(kTables) * levels, 0);
+  std::uint32_t *t0 = sub.data(), *t1 = t0 + levels, *t2 = t1 + levels, *t3 = t2 + levels;
+  const auto flush = [&] {
+    for (std::uint32_t v = 0; v < levels; ++v) {
+      histogram[v] += std::uint64_t(t0[v]) + t1[v] + t2[v] + t3[v];
+      t0[v] = t1[v] = t2[v] = t3[v] = 0;
+    }
+  };
+  std::uint64_t pending = 0;
+  for (int y = row_begin; y < row_end; ++y) {
+    if (pending + std::uint64_t(plane.width) > kFlushPixels) {
+      flush();
+      pending = 0;
+    }
+    const std::uint16_t *p = plane.row(y);
+    int x = 0;
+    for (; x + 4 <= plane.width; x += 4) {
+      t0[level_of(p[x])]++;
+      t1[level_of(p[x + 1])]++;
+      t2[level_of(p[x + 2])]++;
+      t3[level_of(p[x + 3])]++;
+    }
+    for (; x < plane.width; ++x) t0[level_of(p[x])]++;
+    pending += std::uint64_t(plane.width);
+  }
+  flush();
+}
+
 }  // namespace
 
 void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
@@ -119,8 +153,7 @@ void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
 
 void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,
                           std::uint64_t *histogram) {
-  // Four 32-bit sub-histograms take consecutive words, as the bytes' eight do, while they fit
-  // in cache (up to 12 bits: 64 KB); 2^16 bins keep one table of 64-bit counters.
+  // 2^16 bins keep one table of 64-bit counters.
   const std::uint32_t levels = layout.levels();
   if (levels > 4096) {
     for (int y = row_begin; y < row_end; ++y) {
@@ -129,33 +162,22 @@ void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, Sa
     }
     return;
   }
-  constexpr int kTables = 4;
-  std::vector<std::uint32_t> sub(std::size_t(kTables) * levels, 0);
-  std::uint32_t *t0 = sub.data(), *t1 = t0 + levels, *t2 = t1 + levels, *t3 = t2 + levels;
-  const auto flush = [&] {
-    for (std::uint32_t v = 0; v < levels; ++v) {
-      histogram[v] += std::uint64_t(t0[v]) + t1[v] + t2[v] + t3[v];
-      t0[v] = t1[v] = t2[v] = t3[v] = 0;
-    }
-  };
-  std::uint64_t pending = 0;
-  for (int y = row_begin; y < row_end; ++y) {
-    if (pending + std::uint64_t(plane.width) > kFlushPixels) {
-      flush();
-      pending = 0;
-    }
-    const std::uint16_t *p = plane.row(y);
-    int x = 0;
-    for (; x + 4 <= plane.width; x += 4) {
-      t0[layout.level_of(p[x])]++;
-      t1[layout.level_of(p[x + 1])]++;
-      t2[layout.level_of(p[x + 2])]++;
-      t3[layout.level_of(p[x + 3])]++;
-    }
-    for (; x < plane.width; ++x) t0[layout.level_of(p[x])]++;
-    pending += std::uint64_t(plane.width);
+  // The common layouts take their level with no shift by a variable count (several
+  // micro-operations on Intel cores) and no clamp where no word can pass the top level.
+  const std::uint32_t top = levels - 1;
+  if (layout.shift == 0) {
+    count_words(plane, row_begin, row_end, levels, histogram,
+                [top](std::uint32_t word) { return word < top ? word : top; });
+  } else if (layout.bits + layout.shift == 16 && layout.shift == 6) {
+    count_words(plane, row_begin, row_end, levels, histogram,
+                [](std::uint32_t word) { return word >> 6; });
+  } else if (layout.bits + layout.shift == 16 && layout.shift == 4) {
+    count_words(plane, row_begin, row_end, levels, histogram,
+                [](std::uint32_t word) { return word >> 4; });
+  } else {
+    count_words(plane, row_begin, row_end, levels, histogram,
+                [layout](std::uint32_t word) { return layout.level_of(word); });
   }
-  flush();
 }
 
 LumaHistogram8 luma_histogram(ConstLumaPlane8 plane) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <random>
 #include <set>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -115,6 +116,27 @@ TEST(DeepCpuEqualizer, OutOfRangeWordsCountAsTheTopLevel) {
   for (int y = 0; y < height; ++y)
     for (int x = width; x < stride_words; ++x)
       EXPECT_EQ(words[std::size_t(y) * stride_words + x], 0xBEEF);
+}
+
+// Every word counts at its level (SampleLayout::level_of) in each layout the count takes its own
+// way: LSB-aligned (a clamp, no shift), P010's and P012's MSB alignment (a shift, no clamp), any
+// other shift, and 16 bits; random words, malformed ones included.
+TEST(DeepCpuEqualizer, EveryLayoutCountsEachWordAtItsLevel) {
+  std::mt19937 random(29);
+  const int width = 261, height = 7;
+  for (const SampleLayout layout :
+       {SampleLayout{10, 0}, SampleLayout{10, 6}, SampleLayout{12, 0}, SampleLayout{12, 4},
+        SampleLayout{10, 2}, SampleLayout{9, 3}, SampleLayout{16, 0}}) {
+    SCOPED_TRACE(std::to_string(layout.bits) + " bits at shift " + std::to_string(layout.shift));
+    std::vector<std::uint16_t> words(std::size_t(width) * height);
+    for (auto &word : words) word = std::uint16_t(random());
+    std::vector<std::uint64_t> expected(layout.levels(), 0);
+    for (const std::uint16_t word : words) expected[layout.level_of(word)]++;
+    DeepCpuEqualizer deep(1, layout);
+    deep.equalize(histeq::LumaPlane16{words.data(), width, height, width * 2},
+                  histeq::full_range(layout.bits));
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), deep.histogram().begin()));
+  }
 }
 
 // Every option at 12 and 16 bits: the output is ToneMap's LUT of the same stream, applied.
