@@ -93,36 +93,47 @@ void accumulate_gathered(int row_begin, int row_end, int width, LumaHistogram8 &
   sub.flush_into(histogram);
 }
 
-// Words of up to 12-bit levels (`levels` of them), level_of(word) each: four 32-bit
-// sub-histograms take consecutive words, as the bytes' eight do, while they fit in cache (64 KB).
+// Words of up to 12-bit levels (`levels` of them), level_of(word) each, over eight
+// sub-histograms that take consecutive words, as the bytes' do, so that a run of equal words does
+// not chain through one counter's store-to-load forwarding. 16-bit counters keep the eight within
+// 64 KB (16 KB at 10 bits); they are flushed before any can pass 0xffff, a row taken in runs of
+// at most kRunWords.
 template <typename LevelOf>
 void count_words(ConstLumaPlane16 plane, int row_begin, int row_end, std::uint32_t levels,
                  std::uint64_t *histogram, LevelOf level_of) {
-  constexpr int kTables = 4;
-  std::vector<std::uint32_t> sub(std::size_t(kTables) * levels, 0);
-  std::uint32_t *t0 = sub.data(), *t1 = t0 + levels, *t2 = t1 + levels, *t3 = t2 + levels;
+  constexpr int kTables = 8;
+  constexpr int kRunWords = 1 << 16;
+  std::vector<std::uint16_t> sub(std::size_t(kTables) * levels, 0);
+  std::uint16_t *t[kTables];
+  for (int k = 0; k < kTables; ++k) t[k] = sub.data() + std::size_t(k) * levels;
   const auto flush = [&] {
     for (std::uint32_t v = 0; v < levels; ++v) {
-      histogram[v] += std::uint64_t(t0[v]) + t1[v] + t2[v] + t3[v];
-      t0[v] = t1[v] = t2[v] = t3[v] = 0;
+      std::uint64_t sum = 0;
+      for (int k = 0; k < kTables; ++k) sum += t[k][v];
+      histogram[v] += sum;
     }
+    std::fill(sub.begin(), sub.end(), 0);
   };
-  std::uint64_t pending = 0;
+  // The most one counter has gained since the last flush: a run gives each table one word of
+  // each of its steps of eight, and table 0 the run's last few words too.
+  std::uint32_t gained = 0;
   for (int y = row_begin; y < row_end; ++y) {
-    if (pending + std::uint64_t(plane.width) > kFlushPixels) {
-      flush();
-      pending = 0;
+    const std::uint16_t *row = plane.row(y);
+    for (int from = 0; from < plane.width; from += kRunWords) {
+      const int n = std::min(kRunWords, plane.width - from);
+      const std::uint32_t gain = std::uint32_t(n / kTables + kTables);
+      if (gained + gain > 0xffff) {
+        flush();
+        gained = 0;
+      }
+      gained += gain;
+      const std::uint16_t *p = row + from;
+      int x = 0;
+      for (; x + kTables <= n; x += kTables) {
+        for (int k = 0; k < kTables; ++k) t[k][level_of(p[x + k])]++;
+      }
+      for (; x < n; ++x) t[0][level_of(p[x])]++;
     }
-    const std::uint16_t *p = plane.row(y);
-    int x = 0;
-    for (; x + 4 <= plane.width; x += 4) {
-      t0[level_of(p[x])]++;
-      t1[level_of(p[x + 1])]++;
-      t2[level_of(p[x + 2])]++;
-      t3[level_of(p[x + 3])]++;
-    }
-    for (; x < plane.width; ++x) t0[level_of(p[x])]++;
-    pending += std::uint64_t(plane.width);
   }
   flush();
 }

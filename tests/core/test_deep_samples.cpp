@@ -7,6 +7,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -136,6 +137,21 @@ TEST(DeepCpuEqualizer, EveryLayoutCountsEachWordAtItsLevel) {
     deep.equalize(histeq::LumaPlane16{words.data(), width, height, width * 2},
                   histeq::full_range(layout.bits));
     EXPECT_TRUE(std::equal(expected.begin(), expected.end(), deep.histogram().begin()));
+  }
+}
+
+// One level everywhere, in a 4K frame and in rows of more than eight times 65536 words: its
+// bin holds every word (the count's 16-bit sub-counters are flushed before they wrap).
+TEST(DeepCpuEqualizer, OneLevelEverywhereCountsEveryWord) {
+  for (const auto &[width, height] : {std::pair{3840, 2160}, std::pair{600001, 2}}) {
+    for (const SampleLayout layout : {SampleLayout{10, 0}, SampleLayout{12, 4}}) {
+      std::vector<std::uint16_t> words(std::size_t(width) * height, layout.word_of(700));
+      DeepCpuEqualizer deep(2, layout);
+      deep.equalize(histeq::LumaPlane16{words.data(), width, height, std::ptrdiff_t(width) * 2},
+                    histeq::full_range(layout.bits));
+      EXPECT_EQ(deep.histogram()[700], std::uint64_t(width) * height)
+          << width << "x" << height << ", " << layout.bits << " bits";
+    }
   }
 }
 
