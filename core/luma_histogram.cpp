@@ -119,8 +119,8 @@ void count_words(ConstLumaPlane16 plane, int row_begin, int row_end, std::uint32
   std::uint32_t gained = 0;
   for (int y = row_begin; y < row_end; ++y) {
     const std::uint16_t *row = plane.row(y);
-    for (int from = 0; from < plane.width; from += kRunWords) {
-      const int n = std::min(kRunWords, plane.width - from);
+    for (std::ptrdiff_t from = 0; from < plane.width; from += kRunWords) {
+      const int n = int(std::min<std::ptrdiff_t>(kRunWords, plane.width - from));
       const std::uint32_t gain = std::uint32_t(n / kTables + kTables);
       if (gained + gain > 0xffff) {
         flush();

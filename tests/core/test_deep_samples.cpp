@@ -140,13 +140,16 @@ TEST(DeepCpuEqualizer, EveryLayoutCountsEachWordAtItsLevel) {
   }
 }
 
-// One level everywhere, in a 4K frame and in rows of more than eight times 65536 words: its
-// bin holds every word (the count's 16-bit sub-counters are flushed before they wrap).
+// One level everywhere, counted by one thread in one pass over the frame: in a 4K frame, in rows
+// of more than eight times 65536 words, and in rows of 7 words (all of them the first
+// sub-histogram's, left over from no step of eight): its bin holds every word (the count's 16-bit
+// sub-counters are flushed before they wrap).
 TEST(DeepCpuEqualizer, OneLevelEverywhereCountsEveryWord) {
-  for (const auto &[width, height] : {std::pair{3840, 2160}, std::pair{600001, 2}}) {
+  for (const auto &[width, height] :
+       {std::pair{3840, 2160}, std::pair{600001, 2}, std::pair{7, 20000}}) {
     for (const SampleLayout layout : {SampleLayout{10, 0}, SampleLayout{12, 4}}) {
       std::vector<std::uint16_t> words(std::size_t(width) * height, layout.word_of(700));
-      DeepCpuEqualizer deep(2, layout);
+      DeepCpuEqualizer deep(1, layout);
       deep.equalize(histeq::LumaPlane16{words.data(), width, height, std::ptrdiff_t(width) * 2},
                     histeq::full_range(layout.bits));
       EXPECT_EQ(deep.histogram()[700], std::uint64_t(width) * height)

@@ -258,8 +258,8 @@ TEST(ClaheBlendSimd, EveryTargetEqualsTheScalarReference) {
   }
 }
 
-// Words of every depth and alignment, malformed ones (bits above the depth) included; depths
-// of less than a byte permute's 128 entries and of an odd number of them too.
+// Words of every depth and alignment, malformed ones (bits above the depth) included; depths of
+// fewer levels than a byte permute's 128 entries (its table padded) and other shifts too.
 TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
   std::mt19937 random(23);
   for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
@@ -268,7 +268,7 @@ TEST(ApplyLutWords, EveryTargetEqualsTheScalarReference) {
     for (const histeq::SampleLayout layout :
          {histeq::SampleLayout{10, 0}, histeq::SampleLayout{10, 6}, histeq::SampleLayout{12, 0},
           histeq::SampleLayout{12, 4}, histeq::SampleLayout{16, 0}, histeq::SampleLayout{7, 0},
-          histeq::SampleLayout{9, 3}}) {
+          histeq::SampleLayout{9, 3}, histeq::SampleLayout{6, 0}, histeq::SampleLayout{4, 12}}) {
       std::vector<std::uint16_t> lut(layout.levels());
       for (auto &level : lut) level = std::uint16_t(random() % layout.levels());
       histeq::WordLut word_lut;
