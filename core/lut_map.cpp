@@ -64,7 +64,7 @@ constexpr WordPermutes make_word_permutes() {
 }
 
 constexpr WordPermutes kWordPermutes = make_word_permutes();
-constexpr int kSegmentLevels = 128;
+constexpr int kSegmentLevels = WordLut::kSegmentLevels;
 constexpr int kPermuteStepWords = 64;
 
 HWY_INLINE __m512i Segment(const std::uint8_t *table, int segment, __m512i low) {
@@ -173,7 +173,8 @@ void WordLut::assign(const std::uint16_t *lut, SampleLayout layout) {
   low.clear();
   high.clear();
   if (layout.bits > kBytePermuteBits) return;
-  const std::size_t padded = (levels + 127) / 128 * 128;
+  const std::size_t padded =
+      (levels + WordLut::kSegmentLevels - 1) / WordLut::kSegmentLevels * WordLut::kSegmentLevels;
   low.assign(padded, 0);
   high.assign(padded, 0);
   for (std::size_t v = 0; v < levels; ++v) {

@@ -23,6 +23,7 @@ void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::u
 // 128-entry segments).
 struct WordLut {
   static constexpr int kBytePermuteBits = 10;
+  static constexpr int kSegmentLevels = 128;
   std::vector<std::int32_t> wide;
   std::vector<std::uint8_t> low, high;
 
