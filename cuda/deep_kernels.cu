@@ -252,7 +252,7 @@ __device__ __forceinline__ unsigned wide_slot(unsigned pair) {
 
 // The shared half of level v: half v % 2 of word wide_slot(v / 2).
 __device__ __forceinline__ unsigned wide_half_of(std::uint32_t level) {
-  return level ^ (level >> 5 & 62u);
+  return wide_slot(level >> 1) << 1 | (level & 1u);
 }
 
 // Chunk i of the 16-bit LUT (pairs 4i to 4i + 3) to its place in the shared table: wide_slot
