@@ -297,6 +297,24 @@ __device__ __forceinline__ void count_wide(std::uint32_t word, unsigned *pairs,
 // The most pixels a band may hold for count_deep_wide<true>.
 constexpr long long kWideBandPixels = 0xffff;
 
+// The 16-bit count's shared words: a pair of levels each.
+constexpr int kWidePairs = kWideBinBytes / 4;
+
+// Adds a block's 16-bit shared bins into the device bins. Each thread loads all its words before
+// it adds any, so that the loads' latencies overlap instead of one following another.
+__device__ __forceinline__ void merge_wide_bins(const unsigned *pairs, unsigned *d_histogram) {
+  constexpr int kSteps = kWidePairs / kWideThreads;
+  static_assert(kSteps * kWideThreads == kWidePairs, "the threads share the pairs evenly");
+  unsigned words[kSteps];
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) words[s] = pairs[s * kWideThreads + int(threadIdx.x)];
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    const unsigned i = unsigned(s * kWideThreads) + threadIdx.x;
+    if (words[s]) add_bin_pair(d_histogram, wide_slot(i), words[s] & 0xffffu, words[s] >> 16);
+  }
+}
+
 // 16 bits: every word's level is the word (level_of is the identity with no shift and 16 bits).
 // Each block counts a band of whole rows: neighbouring pixels share levels, so a band holds fewer
 // distinct levels than rows strewn over the frame, and the block merges fewer bins.
@@ -304,7 +322,6 @@ template <bool kBandFits>
 __global__ void __launch_bounds__(kWideThreads)
     count_deep_wide(DevicePlane plane, unsigned *d_histogram) {
   extern __shared__ unsigned pairs[];
-  constexpr int kPairs = kWideBinBytes / 4;
   const int rows = (plane.height + int(gridDim.x) - 1) / int(gridDim.x);
   const int top = min(plane.height, int(blockIdx.x) * rows);
   DevicePlane band = plane;
@@ -317,12 +334,9 @@ __global__ void __launch_bounds__(kWideThreads)
         each_word(band, items, y, c, chunk,
                   [&](std::uint32_t word) { count_wide<kBandFits>(word, pairs, d_histogram); });
       },
-      [&] { return zero_bins(pairs, kPairs); });
+      [&] { return zero_bins(pairs, kWidePairs); });
   __syncthreads();
-  for (int i = threadIdx.x; i < kPairs; i += blockDim.x) {
-    const unsigned pair = pairs[i];
-    if (pair) add_bin_pair(d_histogram, wide_slot(i), pair & 0xffffu, pair >> 16);
-  }
+  merge_wide_bins(pairs, d_histogram);
 }
 
 // 16 bits without the shared memory for count_deep_wide: every word to its device bin.
