@@ -300,8 +300,9 @@ constexpr long long kWideBandPixels = 0xffff;
 // The 16-bit count's shared words: a pair of levels each.
 constexpr int kWidePairs = kWideBinBytes / 4;
 
-// Adds a block's 16-bit shared bins into the device bins. Each thread loads all its words before
-// it adds any, so that the loads' latencies overlap instead of one following another.
+// Adds a block's 16-bit shared bins into the device bins, thread t of the block's kWideThreads
+// (count_deep_wide's launch) taking words t, t + kWideThreads, ... Each thread loads all its
+// words before it adds any, so that the loads' latencies overlap instead of one following another.
 __device__ __forceinline__ void merge_wide_bins(const unsigned *pairs, unsigned *d_histogram) {
   constexpr int kSteps = kWidePairs / kWideThreads;
   static_assert(kSteps * kWideThreads == kWidePairs, "the threads share the pairs evenly");
