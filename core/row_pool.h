@@ -19,6 +19,7 @@ namespace histeq {
 // chunks instead of holding the frame back.
 class RowPool {
  public:
+  using Clock = std::chrono::steady_clock;
   // band(thread, begin, end): rows [begin, end) on thread `thread` (0: the caller).
   using Band = std::function<void(unsigned thread, int row_begin, int row_end)>;
 
@@ -45,11 +46,17 @@ class RowPool {
   // The chunks each thread of a run gets on average: enough for a late worker to leave its
   // share to the others, few enough that a chunk's fixed costs stay small.
   static constexpr unsigned kChunksPerThread = 4;
-  // How long a thread looks for work before it sleeps, yielding its core between looks: a sleeping
-  // thread takes tens of microseconds to wake. The caller waits for chunks that are being done; a
-  // worker told that another run follows bridges the few microseconds until it comes.
+  // How long a thread looks for work before it sleeps: a sleeping thread takes tens of microseconds
+  // to wake, and on a virtual machine often wakes on the caller's core, where it takes the frame
+  // over instead of sharing it. The caller waits for chunks that are being done; a worker told that
+  // another run follows bridges the few microseconds until it comes.
   static constexpr std::chrono::microseconds kCallerSpin{200};
   static constexpr std::chrono::microseconds kWorkerSpin{50};
+  // After a frame's last run, workers stay awake for twice the last gap between frames when that
+  // gap was at most kMaxLinger (frames back to back, as a transcode feeds them), so they are
+  // there when the next frame comes; a live stream's frames, milliseconds apart, find them asleep
+  // and no core is kept busy between its frames.
+  static constexpr std::chrono::microseconds kMaxLinger{500};
 
   void worker_loop(unsigned index);
   // Runs chunks of the run of `generation` on `thread` until none is left.
@@ -67,6 +74,11 @@ class RowPool {
   std::atomic<int> rows_{0};
   std::atomic<bool> another_follows_{false};
   std::atomic<unsigned> chunks_done_{0};
+  // How long workers stay awake after a frame's last run (kMaxLinger), in nanoseconds.
+  std::atomic<std::int64_t> linger_ns_{0};
+  // The caller's: when its last run ended, and whether that run ended a frame.
+  Clock::time_point last_end_{};
+  bool frame_ended_ = false;
   // mutex_ guards sleeping: workers wait on wake_ for a new generation, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -2,7 +2,8 @@
 // histeq-cpu-bench: the CPU core against OpenCV's cv::equalizeHist in one process, on the same
 // frames (natural, uniform, constant; 720p, 1080p, 4K), one thread and all threads. Prints
 // frames per second (median of runs), our ratio to OpenCV, the core with every option and what
-// the options cost (its time over the defaults'), and whether the bytes are identical. A second
+// the options cost (its time over the defaults'), and whether the bytes are identical. On more
+// than one core, a table of frames back to back follows: one thread against all. The next
 // table times 10-bit words and the packed layouts (YUY2, RGBx, RGB) against the 8-bit planar
 // luma of the same pixels, one thread, natural content: the cost of such a pixel over a planar
 // byte. A third times each layout's count and map apart (passes_table.h), a fourth CLAHE mode
@@ -87,6 +88,32 @@ void packed_table(int runs) {
                 size.label().c_str(), fps_planar, fps_deep, fps_planar / fps_deep, fps_yuy2,
                 fps_planar / fps_yuy2, fps_rgbx, fps_planar / fps_rgbx, fps_rgb,
                 fps_planar / fps_rgb);
+  }
+}
+
+// Frames back to back, as a transcode hands them over (eight a turn, the first untimed): the
+// core on one thread and on all, and how much faster all are.
+void back_to_back_table(int runs, unsigned cores) {
+  std::printf(
+      "\nFrames back to back, eight a turn, natural and uniform content, the core alone, frames "
+      "per second\n");
+  std::printf("%-10s %-9s %10s %10s %8s\n", "size", "content", "1 thread", "all", "scaling");
+  const bench::FrameSize sizes[] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
+  for (const bench::FrameSize size : sizes) {
+    for (bench::Content content : {bench::Content::kNatural, bench::Content::kUniform}) {
+      const bench::HostFrame host = bench::make_frame(content, size, size.width, 0x1234u);
+      histeq::CpuEqualizer one(1), all(cores);
+      const auto on = [&](histeq::CpuEqualizer &engine) {
+        return [&engine, size](std::uint8_t *p) {
+          engine.equalize(histeq::LumaPlane8{p, size.width, size.height, size.width},
+                          histeq::full_range(8));
+        };
+      };
+      const std::vector<double> fps =
+          fps_side_by_side({{on(one), &host.bytes}, {on(all), &host.bytes}}, runs, 8);
+      std::printf("%-10s %-9s %10.0f %10.0f %7.2fx\n", size.label().c_str(),
+                  bench::content_name(content), fps[0], fps[1], fps[1] / fps[0]);
+    }
   }
 }
 
@@ -218,6 +245,7 @@ int main(int argc, char **argv) {
       }
     }
   }
+  if (cores > 1) back_to_back_table(runs, cores);
   packed_table(runs);
   bench::passes_table(runs);
   clahe_table(runs, cores);

@@ -23,7 +23,11 @@ struct Timed {
 // restored before each run, outside the timed region. Each round starts one contender further
 // on, so that none always follows the same one: a contender timed just after OpenCV's threads
 // pays for them (on the GPU machine's host, 15-30% of a 720p frame on all cores).
-std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs);
+// in_a_row > 1: a turn is that many frames back to back, as a transcode hands them over, each
+// restored from the contender's frame before it; the first of a turn, which finds the contender's
+// threads asleep, is not timed.
+std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs,
+                                     int in_a_row = 1);
 
 // The same with one frame for all.
 std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,

@@ -81,6 +81,26 @@ TEST(RowPool, BackToBackAndAfterSleepingWorkers) {
   }
 }
 
+// Frames of a count and a map run, with gaps around the longest a worker stays awake for after
+// a frame: the workers that wait awake, and those that went to sleep, take each row once, and a
+// pool destroyed while its workers wait awake stops.
+TEST(RowPool, FramesAtEveryGapAndDestroyedWhileWorkersWaitAwake) {
+  for (const int gap_us : {0, 100, 400, 600, 2000}) {
+    SCOPED_TRACE(testing::Message() << gap_us << " us between frames");
+    RowPool pool(3);
+    const unsigned threads = pool.size();
+    for (int frame = 0; frame < 20; ++frame) {
+      std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
+      for (const RowPool::Then then : {RowPool::Then::kAnotherRun, RowPool::Then::kSleep}) {
+        const int rows = 33 + frame;
+        RunRecord record(rows, threads);
+        pool.run(threads, rows, recording(record, threads), then);
+        expect_each_row_once(record, rows);
+      }
+    }
+  }
+}
+
 // A run whose caller takes every row before the workers start still returns, and the next run
 // (more threads than the last) is done by whoever comes.
 TEST(RowPool, SlowWorkersAndMixedThreadCounts) {
