@@ -6,8 +6,8 @@
 // than one core, a table of frames back to back follows: one thread against all. The next
 // table times 10-bit words and the packed layouts (YUY2, RGBx, RGB) against the 8-bit planar
 // luma of the same pixels, one thread, natural content: the cost of such a pixel over a planar
-// byte. A third times each layout's count and map apart (passes_table.h), a fourth CLAHE mode
-// (8x8 tiles, clip limit 2) against OpenCV's createCLAHE on the same frames. --widest-target
+// byte. Then it times each layout's count and map apart (passes_table.h), and CLAHE mode (8x8
+// tiles, clip limit 2) against OpenCV's createCLAHE on the same frames. --widest-target
 // caps the core's SIMD at a Highway target, to compare targets on one host.
 //   histeq-cpu-bench [--runs N] [--widest-target avx3_dl|avx3|avx2|sse4|neon|scalar]
 #include <algorithm>
