@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 namespace bench {
@@ -11,6 +12,10 @@ namespace bench {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Longer than any pool here stays awake after a frame (RowPool's kMaxLinger, OpenCV's with its
+// active wait off).
+constexpr std::chrono::milliseconds kIdleBeforeTurn{1};
 
 double median_fps(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
@@ -28,6 +33,7 @@ std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int r
     for (std::size_t turn = 0; turn < contenders.size(); ++turn) {
       const std::size_t c = (std::size_t(i) + turn) % contenders.size();
       const std::vector<std::uint8_t> &frame = *contenders[c].frame;
+      std::this_thread::sleep_for(kIdleBeforeTurn);
       for (int k = 0; k < in_a_row; ++k) {
         std::memcpy(work.data(), frame.data(), frame.size());
         const auto t0 = Clock::now();

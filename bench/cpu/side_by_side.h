@@ -22,7 +22,9 @@ struct Timed {
 // turns so that whatever else the machine does weighs on all alike; each contender's frame is
 // restored before each run, outside the timed region. Each round starts one contender further
 // on, so that none always follows the same one: a contender timed just after OpenCV's threads
-// pays for them (on the GPU machine's host, 15-30% of a 720p frame on all cores).
+// pays for them (on the GPU machine's host, 15-30% of a 720p frame on all cores). Every turn
+// starts after 1 ms idle, as a live stream's frames find the machine, so that no contender's
+// threads are still awake from the one before.
 // in_a_row > 1: a turn is that many frames back to back, as a transcode hands them over, each
 // restored from the contender's frame before it; the first of a turn, which finds the contender's
 // threads asleep, is not timed.
