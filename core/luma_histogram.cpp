@@ -96,16 +96,21 @@ void accumulate_gathered(int row_begin, int row_end, int width, LumaHistogram8 &
 // Words of up to 12-bit levels (`levels` of them), level_of(word) each, over eight
 // sub-histograms that take consecutive words, as the bytes' do, so that a run of equal words does
 // not chain through one counter's store-to-load forwarding. 16-bit counters keep the eight within
-// 64 KB (16 KB at 10 bits); they are flushed before any can pass 0xffff, a row taken in runs of
+// 68 KB (18 KB at 10 bits); they are flushed before any can pass 0xffff, a row taken in runs of
 // at most kRunWords.
 template <typename LevelOf>
 void count_words(ConstLumaPlane16 plane, int row_begin, int row_end, std::uint32_t levels,
                  std::uint64_t *histogram, LevelOf level_of) {
   constexpr int kTables = 8;
   constexpr int kRunWords = 1 << 16;
-  std::vector<std::uint16_t> sub(std::size_t(kTables) * levels, 0);
+  // Tables of 2 or 8 KiB end to end would put one level's counters of several tables a multiple
+  // of 4 KiB apart, where the CPU takes a load to depend on an earlier store to the other (4K
+  // aliasing). 256 bytes between the tables keep them apart (64 were slower on AMD Zen 4);
+  // bench/README.md has the figures.
+  const std::size_t stride = levels + 128;
+  std::vector<std::uint16_t> sub(std::size_t(kTables) * stride, 0);
   std::uint16_t *t[kTables];
-  for (int k = 0; k < kTables; ++k) t[k] = sub.data() + std::size_t(k) * levels;
+  for (int k = 0; k < kTables; ++k) t[k] = sub.data() + std::size_t(k) * stride;
   const auto flush = [&] {
     for (std::uint32_t v = 0; v < levels; ++v) {
       std::uint64_t sum = 0;
