@@ -72,6 +72,12 @@ void map_rows(const RgbFrame &frame, int begin, int end, const std::uint8_t *lut
   apply_lut(frame.view, begin, end, lut, frame.luma, frame.luma_stride);
 }
 
+// Tells the pool that the frame is over, on every way out of equalize_frame.
+struct FrameEnd {
+  RowPool &pool;
+  ~FrameEnd() { pool.end_frame(); }
+};
+
 }  // namespace
 
 template <typename Sample>
@@ -113,6 +119,7 @@ template <typename Sample>
 template <typename View>
 const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equalize_frame(
     const View &frame, OutputRange range, const Params &params, bool reset) {
+  const FrameEnd frame_end{*pool_};
   const std::uint32_t levels = layout_.levels();
   reset = reset || params.mode != mode_;
   mode_ = params.mode;
@@ -134,12 +141,9 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
     }
   }();
   for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
-  pool_->run(
-      bands, frame.height,
-      [&](unsigned thread, int begin, int end) {
-        count_rows(passes, begin, end, band_histograms_[thread]);
-      },
-      RowPool::Then::kAnotherRun);
+  pool_->run(bands, frame.height, [&](unsigned thread, int begin, int end) {
+    count_rows(passes, begin, end, band_histograms_[thread]);
+  });
   clear(histogram_, layout_);
   for (unsigned b = 0; b < bands; ++b) {
     for (std::uint32_t v = 0; v < levels; ++v) histogram_[v] += band_histograms_[b][v];

@@ -24,6 +24,10 @@ struct Work {
   std::uint64_t word() const { return generation << 32 | std::uint64_t(chunks) << 16 | next; }
 };
 
+std::int64_t since_epoch_ns(RowPool::Clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
+}
+
 int chunk_start(int rows, unsigned chunks, unsigned i) {
   return int(std::int64_t(rows) * i / chunks);
 }
@@ -39,18 +43,19 @@ inline void spin_hint() {
 #endif
 }
 
-// Looks for `ready()` until `deadline`, yielding the core every few microseconds: a thread woken
-// onto this one's core (as a virtual machine's scheduler often places it) then runs within
-// microseconds, where spinning without yielding would hold it back. Returns ready().
-template <typename Ready>
-bool spin_until(RowPool::Clock::time_point deadline, const Ready &ready) {
+// Looks for `ready()` until `deadline()` (which may move), yielding the core every few
+// microseconds: a thread woken onto this one's core (as a virtual machine's scheduler often places
+// it) then runs within microseconds, where spinning without yielding would hold it back. Returns
+// ready().
+template <typename Deadline, typename Ready>
+bool spin_until(const Deadline &deadline, const Ready &ready) {
   constexpr std::chrono::microseconds kYieldEvery{5};
   constexpr int kHintsPerLook = 16;
   auto next_yield = RowPool::Clock::now() + kYieldEvery;
   while (!ready()) {
     for (int i = 0; i < kHintsPerLook; ++i) spin_hint();
     const auto now = RowPool::Clock::now();
-    if (now >= deadline) return ready();
+    if (now >= deadline()) return ready();
     if (now >= next_yield) {
       std::this_thread::yield();
       next_yield = now + kYieldEvery;
@@ -84,24 +89,25 @@ RowPool::~RowPool() {
   for (auto &t : workers_) t.join();
 }
 
-void RowPool::run(unsigned threads, int rows, const Band &band, Then then) {
+void RowPool::run(unsigned threads, int rows, const Band &band) {
   threads = std::clamp(threads, 1u, size());
   if (threads == 1 || rows <= 1) {
     band(0, 0, rows);
     return;
   }
   if (frame_ended_) {
-    const Clock::duration gap = Clock::now() - last_end_;
-    const Clock::duration linger =
+    frame_ended_ = false;
+    const Clock::duration gap = Clock::now() - frame_end_;
+    linger_ =
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
-    linger_ns_.store(std::chrono::nanoseconds(linger).count(), std::memory_order_relaxed);
   }
+  awake_until_ns_.store(0, std::memory_order_relaxed);
+  frame_woke_workers_ = true;
   const unsigned chunks = unsigned(std::min<std::int64_t>(
       {rows, std::int64_t(threads) * kChunksPerThread, std::int64_t(kMaxChunks)}));
   band_.store(&band, std::memory_order_relaxed);
   threads_.store(threads, std::memory_order_relaxed);
   rows_.store(rows, std::memory_order_relaxed);
-  another_follows_.store(then == Then::kAnotherRun, std::memory_order_relaxed);
   chunks_done_.store(0, std::memory_order_relaxed);
   // 32 bits of generation: it may wrap, it only has to differ from the last one.
   const std::uint64_t generation =
@@ -114,14 +120,22 @@ void RowPool::run(unsigned threads, int rows, const Band &band, Then then) {
   take_chunks(0, generation);
 
   const auto all_done = [&] { return chunks_done_.load(std::memory_order_acquire) == chunks; };
-  if (!spin_until(Clock::now() + kCallerSpin, all_done)) {
+  const Clock::time_point caller_deadline = Clock::now() + kCallerSpin;
+  if (!spin_until([&] { return caller_deadline; }, all_done)) {
     std::unique_lock<std::mutex> lock(mutex_);
     caller_sleeping_ = true;
     done_.wait(lock, all_done);
     caller_sleeping_ = false;
   }
-  last_end_ = Clock::now();
-  frame_ended_ = then == Then::kSleep;
+}
+
+void RowPool::end_frame() {
+  frame_end_ = Clock::now();
+  frame_ended_ = true;
+  // A frame done on the caller alone (a small one) keeps no worker awake for the next.
+  const Clock::duration linger = frame_woke_workers_ ? linger_ : Clock::duration{};
+  frame_woke_workers_ = false;
+  awake_until_ns_.store(since_epoch_ns(frame_end_ + linger), std::memory_order_relaxed);
 }
 
 void RowPool::take_chunks(unsigned thread, std::uint64_t generation) {
@@ -152,12 +166,17 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t generation) {
 void RowPool::worker_loop(unsigned index) {
   std::uint64_t seen = 0;
   for (;;) {
-    const Clock::duration awake =
-        another_follows_.load(std::memory_order_relaxed)
-            ? Clock::duration(kWorkerSpin)
-            : Clock::duration(std::chrono::nanoseconds(linger_ns_.load(std::memory_order_relaxed)));
-    if (awake > Clock::duration::zero()) {
-      spin_until(Clock::now() + awake, [&] {
+    // A worker the run left out (more threads than its bands) goes straight back to sleep.
+    if (seen != 0 && index < threads_.load(std::memory_order_relaxed)) {
+      // Awake for kWorkerSpin after its last chunk, for a next run of the same frame, and as long
+      // as the frame's end says when frames come back to back.
+      const std::int64_t spin_until_ns =
+          since_epoch_ns(Clock::now()) + std::chrono::nanoseconds(kWorkerSpin).count();
+      const auto deadline = [&] {
+        return Clock::time_point(std::chrono::nanoseconds(
+            std::max(spin_until_ns, awake_until_ns_.load(std::memory_order_relaxed))));
+      };
+      spin_until(deadline, [&] {
         return Work::of(work_.load(std::memory_order_acquire)).generation != seen;
       });
     }

@@ -37,10 +37,10 @@ class RowPool {
   // each, on threads 0 .. threads - 1 (1..size()), and returns when all are done. A thread may
   // take any number of chunks, in any order, or none; one thread's calls never overlap, so a
   // band may add into a per-thread total. Not re-entrant: one caller at a time.
-  // `then`: whether the caller starts another run right after this one (a frame's map after its
-  // count), which the workers then wait for awake instead of going to sleep.
-  enum class Then { kSleep, kAnotherRun };
-  void run(unsigned threads, int rows, const Band &band, Then then = Then::kSleep);
+  void run(unsigned threads, int rows, const Band &band);
+  // The caller's frame is over (whatever runs it took): the workers stay awake for the next
+  // frame if frames come back to back (kMaxLinger), and go to sleep if not.
+  void end_frame();
 
  private:
   // The chunks each thread of a run gets on average: enough for a late worker to leave its
@@ -48,14 +48,14 @@ class RowPool {
   static constexpr unsigned kChunksPerThread = 4;
   // How long a thread looks for work before it sleeps: a sleeping thread takes tens of microseconds
   // to wake, and on a virtual machine often wakes on the caller's core, where it takes the frame
-  // over instead of sharing it. The caller waits for chunks that are being done; a worker told that
-  // another run follows bridges the few microseconds until it comes.
+  // over instead of sharing it. The caller waits for chunks that are being done; a worker waits
+  // kWorkerSpin after its last chunk, which bridges the few microseconds to a frame's next run.
   static constexpr std::chrono::microseconds kCallerSpin{200};
   static constexpr std::chrono::microseconds kWorkerSpin{50};
-  // After a frame's last run, workers stay awake for twice the last gap between frames when that
-  // gap was at most kMaxLinger (frames back to back, as a transcode feeds them), so they are
-  // there when the next frame comes; a live stream's frames, milliseconds apart, find them asleep
-  // and no core is kept busy between its frames.
+  // After a frame's end, workers stay awake for twice the gap before that frame, at most
+  // kMaxLinger, when that gap was at most kMaxLinger (frames back to back, as a transcode feeds
+  // them), so they are there when the next frame comes; a live stream's frames, milliseconds
+  // apart, find them asleep.
   static constexpr std::chrono::microseconds kMaxLinger{500};
 
   void worker_loop(unsigned index);
@@ -72,13 +72,16 @@ class RowPool {
   std::atomic<const Band *> band_{nullptr};
   std::atomic<unsigned> threads_{0};
   std::atomic<int> rows_{0};
-  std::atomic<bool> another_follows_{false};
   std::atomic<unsigned> chunks_done_{0};
-  // How long workers stay awake after a frame's last run (kMaxLinger), in nanoseconds.
-  std::atomic<std::int64_t> linger_ns_{0};
-  // The caller's: when its last run ended, and whether that run ended a frame.
-  Clock::time_point last_end_{};
+  // Until when (steady clock, nanoseconds) workers stay awake after the last frame's end; 0
+  // while a frame runs.
+  std::atomic<std::int64_t> awake_until_ns_{0};
+  // The caller's: when its last frame ended, whether no run has come since, how long the
+  // workers stay awake after a frame (kMaxLinger), and whether this frame had workers run.
+  Clock::time_point frame_end_{};
   bool frame_ended_ = false;
+  Clock::duration linger_{};
+  bool frame_woke_workers_ = false;
   // mutex_ guards sleeping: workers wait on wake_ for a new generation, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -113,7 +113,7 @@ void packed_table(int runs) {
   }
 }
 
-// Frames back to back, as a transcode hands them over (eight a turn, the first untimed): the
+// Frames back to back, as a transcode hands them over (eight a turn, the first two untimed): the
 // core on one thread and on all, and how much faster all are.
 void back_to_back_table(int runs, unsigned cores) {
   std::printf(

@@ -53,14 +53,12 @@ void measure(double chunk_us, int frames, bool idle_between) {
     std::array<std::atomic<int>, 2> by_worker{};
     const auto start = Clock::now();
     for (int run = 0; run < 2; ++run) {
-      pool.run(
-          2, kChunks,
-          [&](unsigned thread, int, int) {
-            if (thread != 0) by_worker[run]++;
-            busy_for(chunk);
-          },
-          run == 0 ? histeq::RowPool::Then::kAnotherRun : histeq::RowPool::Then::kSleep);
+      pool.run(2, kChunks, [&](unsigned thread, int, int) {
+        if (thread != 0) by_worker[run]++;
+        busy_for(chunk);
+      });
     }
+    pool.end_frame();
     frame_us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
     for (int run = 0; run < 2; ++run) splits[run].add(by_worker[run]);
   }

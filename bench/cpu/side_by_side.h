@@ -26,8 +26,8 @@ struct Timed {
 // starts after 1 ms idle, as a live stream's frames find the machine, so that no contender's
 // threads are still awake from the one before.
 // in_a_row > 1: a turn is that many frames back to back, as a transcode hands them over, each
-// restored from the contender's frame before it; the first of a turn, which finds the contender's
-// threads asleep, is not timed.
+// restored from the contender's frame before it; the first two of a turn are not timed: they
+// find the contender's threads asleep (the second because the first came after the idle gap).
 std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs,
                                      int in_a_row = 1);
 

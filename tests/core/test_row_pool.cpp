@@ -81,8 +81,8 @@ TEST(RowPool, BackToBackAndAfterSleepingWorkers) {
   }
 }
 
-// Frames of a count and a map run, with gaps around the longest a worker stays awake for after
-// a frame: the workers that wait awake, and those that went to sleep, take each row once, and a
+// Frames of one or two runs, with gaps around the longest a worker stays awake for after a
+// frame: the workers that wait awake, and those that went to sleep, take each row once, and a
 // pool destroyed while its workers wait awake stops.
 TEST(RowPool, FramesAtEveryGapAndDestroyedWhileWorkersWaitAwake) {
   for (const int gap_us : {0, 100, 400, 600, 2000}) {
@@ -91,12 +91,15 @@ TEST(RowPool, FramesAtEveryGapAndDestroyedWhileWorkersWaitAwake) {
     const unsigned threads = pool.size();
     for (int frame = 0; frame < 20; ++frame) {
       std::this_thread::sleep_for(std::chrono::microseconds(gap_us));
-      for (const RowPool::Then then : {RowPool::Then::kAnotherRun, RowPool::Then::kSleep}) {
+      // A frame of two runs, then one of a single run with fewer threads than the pool's.
+      for (int run = 0; run < 2 - frame % 2; ++run) {
         const int rows = 33 + frame;
-        RunRecord record(rows, threads);
-        pool.run(threads, rows, recording(record, threads), then);
+        const unsigned used = frame % 2 ? std::max(1u, threads - 1) : threads;
+        RunRecord record(rows, used);
+        pool.run(used, rows, recording(record, used));
         expect_each_row_once(record, rows);
       }
+      pool.end_frame();
     }
   }
 }
