@@ -81,6 +81,8 @@ RowPool::RowPool(unsigned threads) {
 }
 
 RowPool::~RowPool() {
+  // Workers spinning for the next frame stop looking after kWorkerSpin at most.
+  awake_until_ns_.store(0, std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     stopping_ = true;

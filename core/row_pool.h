@@ -38,8 +38,8 @@ class RowPool {
   // take any number of chunks, in any order, or none; one thread's calls never overlap, so a
   // band may add into a per-thread total. Not re-entrant: one caller at a time.
   void run(unsigned threads, int rows, const Band &band);
-  // The caller's frame is over (whatever runs it took): the workers stay awake for the next
-  // frame if frames come back to back (kMaxLinger), and go to sleep if not.
+  // The caller's frame is over (whatever runs it took): workers still awake stay so for the
+  // next frame if frames come back to back (kMaxLinger), and sleep after kWorkerSpin if not.
   void end_frame();
 
  private:
@@ -52,8 +52,9 @@ class RowPool {
   // kWorkerSpin after its last chunk, which bridges the few microseconds to a frame's next run.
   static constexpr std::chrono::microseconds kCallerSpin{200};
   static constexpr std::chrono::microseconds kWorkerSpin{50};
-  // After a frame's end, workers stay awake for twice the gap before that frame, at most
-  // kMaxLinger, when that gap was at most kMaxLinger (frames back to back, as a transcode feeds
+  // After a frame's end, workers stay awake for twice the gap between the frame before's end and
+  // this frame's first run on several threads, at most kMaxLinger, when that gap was at most
+  // kMaxLinger (frames back to back, as a transcode feeds
   // them), so they are there when the next frame comes; a live stream's frames, milliseconds
   // apart, find them asleep.
   static constexpr std::chrono::microseconds kMaxLinger{500};
@@ -74,7 +75,7 @@ class RowPool {
   std::atomic<int> rows_{0};
   std::atomic<unsigned> chunks_done_{0};
   // Until when (steady clock, nanoseconds) workers stay awake after the last frame's end; 0
-  // while a frame runs.
+  // from a frame's first run on several threads to its end.
   std::atomic<std::int64_t> awake_until_ns_{0};
   // The caller's: when its last frame ended, whether no run has come since, how long the
   // workers stay awake after a frame (kMaxLinger), and whether this frame had workers run.

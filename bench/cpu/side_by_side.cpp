@@ -2,6 +2,7 @@
 #include "side_by_side.h"
 
 #include <algorithm>
+#include <cassert>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -25,6 +26,8 @@ double median_fps(std::vector<double> seconds) {
 }  // namespace
 
 std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs, int in_a_row) {
+  // Two frames a turn would leave none timed.
+  assert(in_a_row == 1 || in_a_row > 2);
   std::size_t largest = 0;
   for (const Timed &c : contenders) largest = std::max(largest, c.frame->size());
   std::vector<std::uint8_t> work(largest);

@@ -27,7 +27,8 @@ struct Timed {
 // threads are still awake from the one before.
 // in_a_row > 1: a turn is that many frames back to back, as a transcode hands them over, each
 // restored from the contender's frame before it; the first two of a turn are not timed: they
-// find the contender's threads asleep (the second because the first came after the idle gap).
+// find the contender's threads asleep (the second because the first came after the idle gap);
+// in_a_row is then at least 3.
 std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs,
                                      int in_a_row = 1);
 
