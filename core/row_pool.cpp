@@ -104,7 +104,6 @@ void RowPool::run(unsigned threads, int rows, const Band &band) {
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
   }
   awake_until_ns_.store(0, std::memory_order_relaxed);
-  frame_woke_workers_ = true;
   const unsigned chunks = unsigned(std::min<std::int64_t>(
       {rows, std::int64_t(threads) * kChunksPerThread, std::int64_t(kMaxChunks)}));
   band_.store(&band, std::memory_order_relaxed);
@@ -132,11 +131,11 @@ void RowPool::run(unsigned threads, int rows, const Band &band) {
 }
 
 void RowPool::end_frame() {
+  // The first run on several threads since the last frame's end cleared frame_ended_; a frame
+  // done on the caller alone (a small one) keeps no worker awake for the next.
+  const Clock::duration linger = frame_ended_ ? Clock::duration{} : linger_;
   frame_end_ = Clock::now();
   frame_ended_ = true;
-  // A frame done on the caller alone (a small one) keeps no worker awake for the next.
-  const Clock::duration linger = frame_woke_workers_ ? linger_ : Clock::duration{};
-  frame_woke_workers_ = false;
   awake_until_ns_.store(since_epoch_ns(frame_end_ + linger), std::memory_order_relaxed);
 }
 

@@ -54,9 +54,8 @@ class RowPool {
   static constexpr std::chrono::microseconds kWorkerSpin{50};
   // After a frame's end, workers stay awake for twice the gap between the frame before's end and
   // this frame's first run on several threads, at most kMaxLinger, when that gap was at most
-  // kMaxLinger (frames back to back, as a transcode feeds
-  // them), so they are there when the next frame comes; a live stream's frames, milliseconds
-  // apart, find them asleep.
+  // kMaxLinger (frames back to back, as a transcode feeds them), so they are there when the next
+  // frame comes; a live stream's frames, milliseconds apart, find them asleep.
   static constexpr std::chrono::microseconds kMaxLinger{500};
 
   void worker_loop(unsigned index);
@@ -77,12 +76,11 @@ class RowPool {
   // Until when (steady clock, nanoseconds) workers stay awake after the last frame's end; 0
   // from a frame's first run on several threads to its end.
   std::atomic<std::int64_t> awake_until_ns_{0};
-  // The caller's: when its last frame ended, whether no run has come since, how long the
-  // workers stay awake after a frame (kMaxLinger), and whether this frame had workers run.
+  // The caller's: when its last frame ended, whether no run on several threads has come since,
+  // and how long the workers stay awake after a frame (kMaxLinger).
   Clock::time_point frame_end_{};
   bool frame_ended_ = false;
   Clock::duration linger_{};
-  bool frame_woke_workers_ = false;
   // mutex_ guards sleeping: workers wait on wake_ for a new generation, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;
