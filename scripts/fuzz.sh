@@ -26,13 +26,14 @@ for name in core element; do
   if compgen -G "fuzz/regressions/$name/*" >/dev/null; then
     "build-fuzz/${name}_fuzzer" "fuzz/regressions/$name"/*
   fi
-  # GLib and GStreamer keep type, caps and quark tables for the life of the process, which
-  # libFuzzer's per-input leak check would report; the element's leaks are the leaks tracer's
-  # (scripts/test-leaks.sh).
+  # GLib and GStreamer keep type, caps and quark tables, and threads of their own, for the life
+  # of the process, which libFuzzer's per-input leak check and LeakSanitizer's check at exit
+  # would report; the element's leaks are the leaks tracer's (scripts/test-leaks.sh).
   leaks=1
   [[ $name == element ]] && leaks=0
   seeds=()
   [[ -d fuzz/corpus/$name ]] && seeds=("fuzz/corpus/$name")
-  "build-fuzz/${name}_fuzzer" -max_total_time="$seconds" -detect_leaks=$leaks \
+  ASAN_OPTIONS="detect_leaks=$leaks${ASAN_OPTIONS:+:$ASAN_OPTIONS}" \
+    "build-fuzz/${name}_fuzzer" -max_total_time="$seconds" -detect_leaks=$leaks \
     -artifact_prefix=build-fuzz/ -print_final_stats=1 "build-fuzz/corpus/$name" "${seeds[@]}"
 done
