@@ -8,20 +8,20 @@ namespace histeq {
 
 namespace {
 
-// A run's chunks and its next chunk take 16 bits each of the word that publishes it.
+// A run's chunks take 16 bits of the word that publishes it.
 constexpr unsigned kMaxChunks = 0xFFFFu;
 
-// The word that publishes a run: its generation, its number of chunks and the next chunk to hand
-// out, so that whether a chunk is there to take is known from the word alone.
+// The word that publishes a run: its serial (47 bits: it never wraps), whether its threads take
+// first the chunks they took in the run before (`again`), and its number of chunks.
 struct Work {
-  std::uint64_t generation;
+  std::uint64_t serial;
+  bool again;
   unsigned chunks;
-  unsigned next;
 
   static Work of(std::uint64_t word) {
-    return Work{word >> 32, unsigned(word >> 16) & kMaxChunks, unsigned(word) & kMaxChunks};
+    return Work{word >> 17, (word >> 16 & 1) != 0, unsigned(word) & kMaxChunks};
   }
-  std::uint64_t word() const { return generation << 32 | std::uint64_t(chunks) << 16 | next; }
+  std::uint64_t word() const { return serial << 17 | std::uint64_t(again) << 16 | chunks; }
 };
 
 std::int64_t since_epoch_ns(RowPool::Clock::time_point t) {
@@ -69,6 +69,9 @@ bool spin_until(const Deadline &deadline, const Ready &ready) {
 RowPool::RowPool(unsigned threads) {
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   requested_ = threads;
+  max_chunks_ =
+      unsigned(std::min<std::uint64_t>(std::uint64_t(threads) * kChunksPerThread, kMaxChunks));
+  chunks_ = std::make_unique<Chunk[]>(max_chunks_);
   // Under a process or memory limit a thread may not start: the pool then runs with the ones
   // that did (at least the caller's), rather than let the exception reach the caller.
   for (unsigned i = 1; i < threads; ++i) {
@@ -105,20 +108,22 @@ void RowPool::run(unsigned threads, int rows, const Band &band) {
   }
   awake_until_ns_.store(0, std::memory_order_relaxed);
   const unsigned chunks = unsigned(std::min<std::int64_t>(
-      {rows, std::int64_t(threads) * kChunksPerThread, std::int64_t(kMaxChunks)}));
+      {rows, std::int64_t(threads) * kChunksPerThread, std::int64_t(max_chunks_)}));
+  // As many rows over as many threads split into the same chunks.
+  const bool again = rows == last_rows_ && threads == last_threads_;
+  last_rows_ = rows;
+  last_threads_ = threads;
   band_.store(&band, std::memory_order_relaxed);
   threads_.store(threads, std::memory_order_relaxed);
   rows_.store(rows, std::memory_order_relaxed);
   chunks_done_.store(0, std::memory_order_relaxed);
-  // 32 bits of generation: it may wrap, it only has to differ from the last one.
-  const std::uint64_t generation =
-      (Work::of(work_.load(std::memory_order_relaxed)).generation + 1) & 0xFFFFFFFFu;
+  const std::uint64_t word = Work{++serial_, again, chunks}.word();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    work_.store(Work{generation, chunks, 0}.word(), std::memory_order_release);
+    work_.store(word, std::memory_order_release);
   }
   wake_.notify_all();
-  take_chunks(0, generation);
+  take_chunks(0, word);
 
   const auto all_done = [&] { return chunks_done_.load(std::memory_order_acquire) == chunks; };
   const Clock::time_point caller_deadline = Clock::now() + kCallerSpin;
@@ -139,33 +144,50 @@ void RowPool::end_frame() {
   awake_until_ns_.store(since_epoch_ns(frame_end_ + linger), std::memory_order_relaxed);
 }
 
-void RowPool::take_chunks(unsigned thread, std::uint64_t generation) {
-  std::uint64_t word = work_.load(std::memory_order_acquire);
-  for (;;) {
-    const Work work = Work::of(word);
-    if (work.generation != generation || work.next >= work.chunks) return;
-    const Band *band = band_.load(std::memory_order_relaxed);
-    const unsigned threads = threads_.load(std::memory_order_relaxed);
-    const int rows = rows_.load(std::memory_order_relaxed);
-    if (thread >= threads) return;
-    // Taken only if the word still names this run and this chunk: the run cannot have ended, so
-    // the fields above are its own.
-    if (!work_.compare_exchange_weak(word, word + 1, std::memory_order_acquire,
-                                     std::memory_order_acquire))
-      continue;
-    (*band)(thread, chunk_start(rows, work.chunks, work.next),
-            chunk_start(rows, work.chunks, work.next + 1));
-    if (chunks_done_.fetch_add(1, std::memory_order_acq_rel) + 1 == work.chunks) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (caller_sleeping_) done_.notify_one();
-      return;
+void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
+  const Work work = Work::of(word);
+  const Band *band = band_.load(std::memory_order_relaxed);
+  const unsigned threads = threads_.load(std::memory_order_relaxed);
+  const int rows = rows_.load(std::memory_order_relaxed);
+  if (thread >= threads) return;
+  // Takes chunk k if no thread has; true when that was the run's last chunk to be done. A chunk
+  // is taken only if its run is this one and not yet over (every chunk of an ended run is marked
+  // taken in it or later), so the fields above are its own.
+  const auto take = [&](unsigned k) {
+    Chunk &chunk = chunks_[k];
+    std::uint64_t taken_in = chunk.taken_in.load(std::memory_order_relaxed);
+    if (taken_in >= work.serial ||
+        !chunk.taken_in.compare_exchange_strong(taken_in, work.serial, std::memory_order_acquire,
+                                                std::memory_order_relaxed))
+      return false;
+    chunk.taken_by[work.serial & 1].store(thread, std::memory_order_relaxed);
+    (*band)(thread, chunk_start(rows, work.chunks, k), chunk_start(rows, work.chunks, k + 1));
+    if (chunks_done_.fetch_add(1, std::memory_order_acq_rel) + 1 != work.chunks) return false;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (caller_sleeping_) done_.notify_one();
+    return true;
+  };
+  if (work.again) {
+    for (unsigned k = 0; k < work.chunks; ++k) {
+      if (chunks_[k].taken_by[(work.serial - 1) & 1].load(std::memory_order_relaxed) == thread &&
+          take(k))
+        return;
     }
-    word = work_.load(std::memory_order_acquire);
+  } else {
+    for (unsigned k = thread * work.chunks / threads; k < (thread + 1) * work.chunks / threads;
+         ++k) {
+      if (take(k)) return;
+    }
+  }
+  // The others' chunks from the far end, where their owners come last.
+  for (unsigned k = work.chunks; k-- > 0;) {
+    if (take(k)) return;
   }
 }
 
 void RowPool::worker_loop(unsigned index) {
   std::uint64_t seen = 0;
+  const auto published = [this] { return work_.load(std::memory_order_acquire); };
   for (;;) {
     // A worker the run left out (more threads than its bands) goes straight back to sleep.
     if (seen != 0 && index < threads_.load(std::memory_order_relaxed)) {
@@ -177,17 +199,13 @@ void RowPool::worker_loop(unsigned index) {
         return Clock::time_point(std::chrono::nanoseconds(
             std::max(spin_until_ns, awake_until_ns_.load(std::memory_order_relaxed))));
       };
-      spin_until(deadline, [&] {
-        return Work::of(work_.load(std::memory_order_acquire)).generation != seen;
-      });
+      spin_until(deadline, [&] { return published() != seen; });
     }
     {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] {
-        return stopping_ || Work::of(work_.load(std::memory_order_relaxed)).generation != seen;
-      });
+      wake_.wait(lock, [&] { return stopping_ || published() != seen; });
       if (stopping_) return;
-      seen = Work::of(work_.load(std::memory_order_relaxed)).generation;
+      seen = published();
     }
     take_chunks(index, seen);
   }

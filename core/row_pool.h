@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -14,9 +15,12 @@ namespace histeq {
 
 // A fixed set of worker threads that share a frame's rows. Threads are created once, not per
 // frame: at 60 fps thread start-up would cost more than small frames. The rows go out in chunks,
-// taken one at a time by whichever thread is free, the caller's first: a worker that wakes late
-// (tens of microseconds on a loaded or virtual machine, a tenth of a 1080p frame) takes fewer
-// chunks instead of holding the frame back.
+// each thread taking its own first and then, when it has none left, the others' from their far
+// end: a worker that wakes late (tens of microseconds on a loaded or virtual machine, a tenth of a
+// 1080p frame) takes fewer chunks instead of holding the frame back. A thread's own chunks are
+// those it took in the run before when that run split as many rows over as many threads (a
+// frame's map after its count: the rows are still in the cache of the core that counted them,
+// where another core's writes would first have to take each line from it), else an even share.
 class RowPool {
  public:
   using Clock = std::chrono::steady_clock;
@@ -58,16 +62,27 @@ class RowPool {
   // frame comes; a live stream's frames, milliseconds apart, find them asleep.
   static constexpr std::chrono::microseconds kMaxLinger{500};
 
+  // A chunk of a run: which run took it last (a thread takes it by raising this to its run's
+  // serial), and the thread that took it in the last two runs (by the serial's parity). A cache
+  // line each, so that taking one does not contend with taking its neighbours.
+  struct alignas(64) Chunk {
+    std::atomic<std::uint64_t> taken_in{0};
+    std::atomic<unsigned> taken_by[2] = {0, 0};
+  };
+
   void worker_loop(unsigned index);
-  // Runs chunks of the run of `generation` on `thread` until none is left.
-  void take_chunks(unsigned thread, std::uint64_t generation);
+  // Runs chunks of the run published as `word` (row_pool.cpp's Work) on `thread` until none is
+  // left.
+  void take_chunks(unsigned thread, std::uint64_t word);
 
   std::vector<std::thread> workers_;
   unsigned requested_ = 1;
-  // A run is published as one word (row_pool.cpp's Work): its generation, its chunks and the
-  // next chunk to hand out; a thread takes a chunk by advancing that word. The run's other
-  // fields are read before the taking and hold for whoever took a chunk: the next run cannot
-  // start before that chunk is done.
+  std::unique_ptr<Chunk[]> chunks_;
+  unsigned max_chunks_ = 0;
+  // A run is published as one word (row_pool.cpp's Work): its serial, its chunks and whether
+  // threads take the chunks they took in the run before. The run's other fields are read before
+  // a thread takes a chunk and hold for whoever took one: the next run cannot start before that
+  // chunk is done.
   std::atomic<std::uint64_t> work_{0};
   std::atomic<const Band *> band_{nullptr};
   std::atomic<unsigned> threads_{0};
@@ -76,12 +91,16 @@ class RowPool {
   // Until when (steady clock, nanoseconds) workers stay awake after the last frame's end; 0
   // from a frame's first run on several threads to its end.
   std::atomic<std::int64_t> awake_until_ns_{0};
-  // The caller's: when its last frame ended, whether no run on several threads has come since,
-  // and how long the workers stay awake after a frame (kMaxLinger).
+  // The caller's: the last run on several threads (its serial, rows and threads), when its last
+  // frame ended, whether no run on several threads has come since, and how long the workers stay
+  // awake after a frame (kMaxLinger).
+  std::uint64_t serial_ = 0;
+  int last_rows_ = 0;
+  unsigned last_threads_ = 0;
   Clock::time_point frame_end_{};
   bool frame_ended_ = false;
   Clock::duration linger_{};
-  // mutex_ guards sleeping: workers wait on wake_ for a new generation, the caller on done_.
+  // mutex_ guards sleeping: workers wait on wake_ for a new run, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;

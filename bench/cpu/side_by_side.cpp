@@ -2,7 +2,6 @@
 #include "side_by_side.h"
 
 #include <algorithm>
-#include <cassert>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -14,10 +13,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Longer than any pool here stays awake after a frame (RowPool's kMaxLinger, OpenCV's with its
-// active wait off).
-constexpr std::chrono::milliseconds kIdleBeforeTurn{1};
-
 double median_fps(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
   return 1.0 / seconds[seconds.size() / 2];
@@ -25,9 +20,7 @@ double median_fps(std::vector<double> seconds) {
 
 }  // namespace
 
-std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs, int in_a_row) {
-  // Two frames a turn would leave none timed.
-  assert(in_a_row == 1 || in_a_row > 2);
+std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs) {
   std::size_t largest = 0;
   for (const Timed &c : contenders) largest = std::max(largest, c.frame->size());
   std::vector<std::uint8_t> work(largest);
@@ -37,13 +30,11 @@ std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int r
       const std::size_t c = (std::size_t(i) + turn) % contenders.size();
       const std::vector<std::uint8_t> &frame = *contenders[c].frame;
       std::this_thread::sleep_for(kIdleBeforeTurn);
-      for (int k = 0; k < in_a_row; ++k) {
-        std::memcpy(work.data(), frame.data(), frame.size());
-        const auto t0 = Clock::now();
-        contenders[c].equalize(work.data());
-        const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-        if (i > 0 && (k >= 2 || in_a_row == 1)) seconds[c].push_back(s);
-      }
+      std::memcpy(work.data(), frame.data(), frame.size());
+      const auto t0 = Clock::now();
+      contenders[c].equalize(work.data());
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      if (i > 0) seconds[c].push_back(s);
     }
   }
   std::vector<double> fps;

@@ -4,6 +4,7 @@
 // Timing for histeq-cpu-bench: contenders timed in turns on their own frames, and the frames
 // the packed layouts are timed on.
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -11,6 +12,10 @@
 namespace bench {
 
 using Equalize = std::function<void(std::uint8_t *)>;
+
+// The idle time before every turn: longer than any pool here stays awake after a frame
+// (RowPool's kMaxLinger, OpenCV's with its active wait off).
+inline constexpr std::chrono::milliseconds kIdleBeforeTurn{1};
 
 // A contender and the frame it equalizes.
 struct Timed {
@@ -25,12 +30,7 @@ struct Timed {
 // pays for them (on the GPU machine's host, 15-30% of a 720p frame on all cores). Every turn
 // starts after 1 ms idle, as a live stream's frames find the machine, so that no contender's
 // threads are still awake from the one before.
-// in_a_row > 1: a turn is that many frames back to back, as a transcode hands them over, each
-// restored from the contender's frame before it; the first two of a turn are not timed: they
-// find the contender's threads asleep (the second because the first came after the idle gap);
-// in_a_row is then at least 3.
-std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs,
-                                     int in_a_row = 1);
+std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs);
 
 // The same with one frame for all.
 std::vector<double> fps_side_by_side(const std::vector<Equalize> &contenders,

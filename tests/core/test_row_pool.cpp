@@ -120,3 +120,41 @@ TEST(RowPool, SlowWorkersAndMixedThreadCounts) {
     expect_each_row_once(record, rows);
   }
 }
+
+// Where each thread of a run starts: in its even share of the chunks, or, when the run before
+// split as many rows over as many threads, in a chunk it took in that run (a frame's map takes
+// the rows its count left in each core's cache). Every thread holds its first chunk until all
+// have one, so none can take another's before that one starts.
+TEST(RowPool, EachThreadFirstTakesItsShareThenWhatItTookTheRunBefore) {
+  RowPool pool(4);
+  const unsigned threads = pool.size();
+  if (threads < 2) GTEST_SKIP() << "no worker thread could be started";
+  const auto run = [&](int rows) {
+    std::vector<int> first_row(threads, -1);  // each thread's own
+    std::vector<int> taken_by(std::size_t(rows), -1);
+    std::atomic<unsigned> started{0};
+    pool.run(threads, rows, [&](unsigned thread, int begin, int end) {
+      for (int row = begin; row < end; ++row) taken_by[std::size_t(row)] = int(thread);
+      if (first_row[thread] >= 0) return;
+      first_row[thread] = begin;
+      ++started;
+      while (started.load() < threads) std::this_thread::yield();
+    });
+    return std::make_pair(first_row, taken_by);
+  };
+  for (int frame = 0; frame < 20; ++frame) {
+    const int rows = frame % 2 ? 1080 : 720;
+    const auto [first_row, taken_by] = run(rows);
+    SCOPED_TRACE(testing::Message() << "frame " << frame);
+    for (unsigned t = 0; t < threads; ++t) {
+      const int share_begin = int(std::int64_t(rows) * t / threads);
+      const int share_end = int(std::int64_t(rows) * (t + 1) / threads);
+      EXPECT_GE(first_row[t], share_begin) << "thread " << t;
+      EXPECT_LT(first_row[t], share_end) << "thread " << t;
+    }
+    const auto [again_first_row, again_taken_by] = run(rows);
+    for (unsigned t = 0; t < threads; ++t) {
+      EXPECT_EQ(taken_by[std::size_t(again_first_row[t])], int(t)) << "thread " << t;
+    }
+  }
+}
