@@ -94,10 +94,11 @@ RowPool::~RowPool() {
   for (auto &t : workers_) t.join();
 }
 
-void RowPool::run(unsigned threads, int rows, const Band &band) {
+void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &finish) {
   threads = std::clamp(threads, 1u, size());
   if (threads == 1 || rows <= 1) {
     band(0, 0, rows);
+    if (finish) finish(0);
     return;
   }
   if (frame_ended_) {
@@ -114,9 +115,11 @@ void RowPool::run(unsigned threads, int rows, const Band &band) {
   last_rows_ = rows;
   last_threads_ = threads;
   band_.store(&band, std::memory_order_relaxed);
+  finish_.store(finish ? &finish : nullptr, std::memory_order_relaxed);
   threads_.store(threads, std::memory_order_relaxed);
   rows_.store(rows, std::memory_order_relaxed);
   chunks_done_.store(0, std::memory_order_relaxed);
+  unfinished_.store(0, std::memory_order_relaxed);
   const std::uint64_t word = Work{++serial_, again, chunks}.word();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -125,7 +128,12 @@ void RowPool::run(unsigned threads, int rows, const Band &band) {
   wake_.notify_all();
   take_chunks(0, word);
 
-  const auto all_done = [&] { return chunks_done_.load(std::memory_order_acquire) == chunks; };
+  // A thread counts itself unfinished before it does its first chunk, so once every chunk is
+  // done, no thread that did one is missing from unfinished_.
+  const auto all_done = [&] {
+    return chunks_done_.load(std::memory_order_acquire) == chunks &&
+           unfinished_.load(std::memory_order_acquire) == 0;
+  };
   const Clock::time_point caller_deadline = Clock::now() + kCallerSpin;
   if (!spin_until([&] { return caller_deadline; }, all_done)) {
     std::unique_lock<std::mutex> lock(mutex_);
@@ -147,12 +155,19 @@ void RowPool::end_frame() {
 void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
   const Work work = Work::of(word);
   const Band *band = band_.load(std::memory_order_relaxed);
+  const Finish *finish = finish_.load(std::memory_order_relaxed);
   const unsigned threads = threads_.load(std::memory_order_relaxed);
   const int rows = rows_.load(std::memory_order_relaxed);
   if (thread >= threads) return;
-  // Takes chunk k if no thread has; true when that was the run's last chunk to be done. A chunk
-  // is taken only if its run is this one and not yet over (every chunk of an ended run is marked
-  // taken in it or later), so the fields above are its own.
+  // Tells a sleeping caller that the run may be over.
+  const auto maybe_done = [this] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (caller_sleeping_) done_.notify_one();
+  };
+  bool took_any = false;
+  // Takes chunk k if no thread has; true when every chunk is done. A chunk is taken only if its
+  // run is this one and not yet over (every chunk of an ended run is marked taken in it or
+  // later), so the fields above are its own.
   const auto take = [&](unsigned k) {
     Chunk &chunk = chunks_[k];
     std::uint64_t taken_in = chunk.taken_in.load(std::memory_order_relaxed);
@@ -160,29 +175,38 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
         !chunk.taken_in.compare_exchange_strong(taken_in, work.serial, std::memory_order_acquire,
                                                 std::memory_order_relaxed))
       return false;
+    if (!took_any) {
+      took_any = true;
+      unfinished_.fetch_add(1, std::memory_order_relaxed);
+    }
     chunk.taken_by[work.serial & 1].store(thread, std::memory_order_relaxed);
     (*band)(thread, chunk_start(rows, work.chunks, k), chunk_start(rows, work.chunks, k + 1));
-    if (chunks_done_.fetch_add(1, std::memory_order_acq_rel) + 1 != work.chunks) return false;
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (caller_sleeping_) done_.notify_one();
-    return true;
+    return chunks_done_.fetch_add(1, std::memory_order_acq_rel) + 1 == work.chunks;
   };
-  if (work.again) {
-    for (unsigned k = 0; k < work.chunks; ++k) {
-      if (chunks_[k].taken_by[(work.serial - 1) & 1].load(std::memory_order_relaxed) == thread &&
-          take(k))
-        return;
+  const auto take_all = [&] {
+    if (work.again) {
+      for (unsigned k = 0; k < work.chunks; ++k) {
+        if (chunks_[k].taken_by[(work.serial - 1) & 1].load(std::memory_order_relaxed) == thread &&
+            take(k))
+          return;
+      }
+    } else {
+      for (unsigned k = thread * work.chunks / threads; k < (thread + 1) * work.chunks / threads;
+           ++k) {
+        if (take(k)) return;
+      }
     }
-  } else {
-    for (unsigned k = thread * work.chunks / threads; k < (thread + 1) * work.chunks / threads;
-         ++k) {
+    // The others' chunks from the far end, where their owners come last.
+    for (unsigned k = work.chunks; k-- > 0;) {
       if (take(k)) return;
     }
-  }
-  // The others' chunks from the far end, where their owners come last.
-  for (unsigned k = work.chunks; k-- > 0;) {
-    if (take(k)) return;
-  }
+  };
+  take_all();
+  if (!took_any) return;
+  if (finish) (*finish)(thread);
+  // The thread that does the last chunk is unfinished until here, so the run is over only
+  // after some thread's finish leaves none unfinished.
+  if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) maybe_done();
 }
 
 void RowPool::worker_loop(unsigned index) {

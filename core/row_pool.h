@@ -26,6 +26,8 @@ class RowPool {
   using Clock = std::chrono::steady_clock;
   // band(thread, begin, end): rows [begin, end) on thread `thread` (0: the caller).
   using Band = std::function<void(unsigned thread, int row_begin, int row_end)>;
+  // finish(thread): thread `thread` has done its last chunk of the run.
+  using Finish = std::function<void(unsigned thread)>;
 
   // threads == 0 means one per core.
   explicit RowPool(unsigned threads);
@@ -40,8 +42,10 @@ class RowPool {
   // Runs band(thread, begin, end) over chunks of consecutive rows that cover [0, rows) once
   // each, on threads 0 .. threads - 1 (1..size()), and returns when all are done. A thread may
   // take any number of chunks, in any order, or none; one thread's calls never overlap, so a
-  // band may add into a per-thread total. Not re-entrant: one caller at a time.
-  void run(unsigned threads, int rows, const Band &band);
+  // band may add into a per-thread total. Each thread that took a chunk then calls `finish`
+  // (if given) on itself, before run() returns: where a per-thread total costs something to
+  // settle, once a run rather than once a chunk. Not re-entrant: one caller at a time.
+  void run(unsigned threads, int rows, const Band &band, const Finish &finish = {});
   // The caller's frame is over (whatever runs it took): workers still awake stay so for the
   // next frame if frames come back to back (kMaxLinger), and sleep after kWorkerSpin if not.
   void end_frame();
@@ -85,9 +89,12 @@ class RowPool {
   // chunk is done.
   std::atomic<std::uint64_t> work_{0};
   std::atomic<const Band *> band_{nullptr};
+  std::atomic<const Finish *> finish_{nullptr};
   std::atomic<unsigned> threads_{0};
   std::atomic<int> rows_{0};
   std::atomic<unsigned> chunks_done_{0};
+  // Threads that took a chunk of the run and have not finished.
+  std::atomic<unsigned> unfinished_{0};
   // Until when (steady clock, nanoseconds) workers stay awake after the last frame's end; 0
   // from a frame's first run on several threads to its end.
   std::atomic<std::int64_t> awake_until_ns_{0};

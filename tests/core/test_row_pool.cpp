@@ -158,3 +158,35 @@ TEST(RowPool, EachThreadFirstTakesItsShareThenWhatItTookTheRunBefore) {
     }
   }
 }
+
+// Each thread that took a chunk finishes once, after its last chunk and before run() returns,
+// however slow its finish; a thread that took none does not finish. Runs back to back, after
+// sleeping workers, and on a single thread.
+TEST(RowPool, EachThreadThatTookAChunkFinishesOnceBeforeTheRunReturns) {
+  RowPool pool(4);
+  for (int run = 0; run < 300; ++run) {
+    if (run % 100 == 99) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    const unsigned threads = 1 + unsigned(run) % pool.size();
+    const int rows = 1 + run % 50;
+    RunRecord record(rows, threads);
+    RowPool::Band record_band = recording(record, threads);
+    std::vector<std::atomic<int>> finishes(threads);
+    std::atomic<int> after_finish{0};
+    pool.run(
+        threads, rows,
+        [&](unsigned thread, int begin, int end) {
+          if (finishes[thread].load() != 0) ++after_finish;
+          record_band(thread, begin, end);
+        },
+        [&](unsigned thread) {
+          if (run % 3 == 0) std::this_thread::sleep_for(std::chrono::microseconds(300));
+          ++finishes[thread];
+        });
+    SCOPED_TRACE(testing::Message() << "run " << run << ", " << threads << " threads");
+    expect_each_row_once(record, rows);
+    EXPECT_EQ(after_finish.load(), 0);
+    for (unsigned t = 0; t < threads; ++t) {
+      EXPECT_EQ(finishes[t].load(), record.rows_per_thread[t] > 0 ? 1 : 0) << "thread " << t;
+    }
+  }
+}
