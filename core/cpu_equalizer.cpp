@@ -37,11 +37,6 @@ struct RgbFrame {
   std::ptrdiff_t luma_stride;
 };
 
-void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, LumaHistogram8 &histogram) {
-  accumulate_histogram(ConstLumaPlane8{plane.data, plane.width, plane.height, plane.stride}, begin,
-                       end, histogram);
-}
-
 void count_rows(const DeepPlane &deep, int begin, int end, std::vector<std::uint64_t> &histogram) {
   const PlaneView<std::uint16_t> &plane = deep.plane;
   accumulate_histogram(ConstLumaPlane16{plane.data, plane.width, plane.height, plane.stride}, begin,
@@ -91,6 +86,7 @@ void BasicCpuEqualizer<Sample>::set_threads(unsigned threads) {
   pool_.reset();
   pool_ = std::make_unique<RowPool>(threads);
   band_histograms_.assign(pool_->size(), Histogram{});
+  if constexpr (kBytes) counters_.resize(pool_->size());
 }
 
 template <typename Sample>
@@ -141,9 +137,22 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
     }
   }();
   for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
-  pool_->run(bands, frame.height, [&](unsigned thread, int begin, int end) {
-    count_rows(passes, begin, end, band_histograms_[thread]);
-  });
+  if constexpr (std::is_same_v<View, PlaneView<std::uint8_t>>) {
+    // Each thread counts its chunks on and adds them to its band's histogram once, at its end.
+    for (unsigned thread = 0; thread < bands; ++thread)
+      counters_[thread].restart(frame.pixels() / bands);
+    pool_->run(
+        bands, frame.height,
+        [&](unsigned thread, int begin, int end) {
+          counters_[thread].count(
+              ConstLumaPlane8{frame.data, frame.width, frame.height, frame.stride}, begin, end);
+        },
+        [&](unsigned thread) { counters_[thread].add_to(band_histograms_[thread]); });
+  } else {
+    pool_->run(bands, frame.height, [&](unsigned thread, int begin, int end) {
+      count_rows(passes, begin, end, band_histograms_[thread]);
+    });
+  }
   clear(histogram_, layout_);
   for (unsigned b = 0; b < bands; ++b) {
     for (std::uint32_t v = 0; v < levels; ++v) histogram_[v] += band_histograms_[b][v];

@@ -86,6 +86,7 @@ class BasicCpuEqualizer {
   std::unique_ptr<RowPool> pool_;
   SampleLayout layout_;
   std::vector<Histogram> band_histograms_;
+  std::vector<LumaCounter> counters_;  // planes of bytes: each thread's count
   Histogram histogram_{};
   std::unique_ptr<ToneMap> tone_;
   Lut lut_{};

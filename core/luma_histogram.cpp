@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "luma_histogram.h"
 
+#include <algorithm>
 #include <cstring>
+#include <memory>
 #include <vector>
 
+#include "level_range.h"
 #include "packed_map.h"
 
 namespace histeq {
@@ -52,6 +55,82 @@ struct SubHistograms {
   }
 };
 
+// The table of pairs of the calling thread, all zero between counts (PairCounts::flush_into
+// clears what it adds up). It lives as long as the thread: 256 KiB a thread that counts large
+// frames, cleared once, where one per count would be allocated and cleared each time.
+std::uint32_t *pair_table() {
+  thread_local const std::unique_ptr<std::uint32_t[]> pairs(
+      new std::uint32_t[kLevels8 * kLevels8]());
+  return pairs.get();
+}
+
+// Counts bytes two at a time, each pair of neighbouring bytes one increment of a counter of its
+// 65536 values in the thread's pair_table(): half the increments of counting bytes one by one,
+// and a run of similar pixels spreads over the pairs of their levels instead of chaining on a
+// few counters.
+class PairCounts {
+ public:
+  // The bytes to be counted lie in `range` (as well as in those of earlier calls).
+  void widen(LevelRange range) {
+    range_.least = std::min(range_.least, range.least);
+    range_.greatest = std::max(range_.greatest, range.greatest);
+  }
+
+  void count_row(std::uint32_t *pairs, const std::uint8_t *p, int width) {
+    // Sixteen equal bytes are eight pairs of one value. A run of them (flat areas, letterbox
+    // bars, graphics) is added up here and counted once it ends, not added to one counter again
+    // and again, which would chain each addition on the last one's store.
+    std::uint32_t flat_pair = 0, flat_pairs = 0;
+    int x = 0;
+    for (; x + 16 <= width; x += 16) {
+      std::uint64_t lo, hi;
+      std::memcpy(&lo, p + x, 8);
+      std::memcpy(&hi, p + x + 8, 8);
+      if (lo == hi && lo == (lo & 0xff) * kEveryByte) {
+        if (std::uint32_t(lo & 0xffff) != flat_pair) {
+          pairs[flat_pair] += flat_pairs;
+          flat_pair = std::uint32_t(lo & 0xffff);
+          flat_pairs = 0;
+        }
+        flat_pairs += 8;
+        continue;
+      }
+      for (int i = 0; i < 4; ++i) pairs[(lo >> (16 * i)) & 0xffff]++;
+      for (int i = 0; i < 4; ++i) pairs[(hi >> (16 * i)) & 0xffff]++;
+    }
+    pairs[flat_pair] += flat_pairs;
+    for (; x + 2 <= width; x += 2) pairs[p[x] | p[x + 1] << 8]++;
+    if (x < width) lone_[p[x]]++;
+  }
+
+  // Each pair counts its first byte (its low one) and its second. Only the pairs of levels in
+  // the range can be other than zero: natural content spans part of the levels, and adds up a
+  // fraction of the table.
+  void flush_into(std::uint32_t *pairs, LumaHistogram8 &histogram) {
+    std::uint32_t firsts[kLevels8] = {};
+    for (int second = range_.least; second <= range_.greatest; ++second) {
+      std::uint32_t *row = pairs + second * kLevels8;
+      std::uint32_t seconds = 0;
+      for (int first = range_.least; first <= range_.greatest; ++first) {
+        seconds += row[first];
+        firsts[first] += row[first];
+        row[first] = 0;
+      }
+      histogram[second] += seconds;
+    }
+    for (int v = 0; v < kLevels8; ++v) histogram[v] += std::uint64_t(firsts[v]) + lone_[v];
+    std::memset(lone_, 0, sizeof(lone_));
+  }
+
+ private:
+  LevelRange range_;
+  std::uint32_t lone_[kLevels8] = {};
+};
+
+// Below this many pixels a thread, the pairs' table costs more to add up and clear than counting
+// pairs saves (bench/README.md).
+constexpr std::uint64_t kMinPixelsForPairs = 64 * 1024;
+
 // Counts rows [row_begin, row_end) of `width` bytes each, row y at row_of(y).
 template <typename RowOf>
 void accumulate_rows(int row_begin, int row_end, int width, LumaHistogram8 &histogram,
@@ -68,6 +147,63 @@ void accumulate_rows(int row_begin, int row_end, int width, LumaHistogram8 &hist
   }
   sub.flush_into(histogram);
 }
+
+}  // namespace
+
+// One thread's counts in bytes or in pairs, how many pixels they hold, and what they held
+// before they were flushed to keep their 32-bit counters from overflowing.
+struct LumaCounter::Counts {
+  bool in_pairs = false;
+  std::uint64_t pending = 0;
+  SubHistograms bytes{};
+  PairCounts pairs;
+  LumaHistogram8 flushed{};
+
+  void flush() {
+    if (in_pairs) {
+      pairs.flush_into(pair_table(), flushed);
+    } else {
+      bytes.flush_into(flushed);
+    }
+    pending = 0;
+  }
+};
+
+LumaCounter::LumaCounter() : counts_(std::make_unique<Counts>()) {}
+LumaCounter::~LumaCounter() = default;
+LumaCounter::LumaCounter(LumaCounter &&) noexcept = default;
+LumaCounter &LumaCounter::operator=(LumaCounter &&) noexcept = default;
+
+void LumaCounter::restart(std::uint64_t pixels) {
+  *counts_ = Counts{};
+  counts_->in_pairs = pixels >= kMinPixelsForPairs;
+}
+
+void LumaCounter::count(ConstLumaPlane8 plane, int row_begin, int row_end) {
+  Counts &c = *counts_;
+  std::uint32_t *pairs = c.in_pairs ? pair_table() : nullptr;
+  if (c.in_pairs) c.pairs.widen(level_range(plane, row_begin, row_end));
+  for (int y = row_begin; y < row_end; ++y) {
+    if (c.pending + std::uint64_t(plane.width) > kFlushPixels) c.flush();
+    if (c.in_pairs) {
+      c.pairs.count_row(pairs, plane.row(y), plane.width);
+    } else {
+      c.bytes.count_row(plane.row(y), plane.width);
+    }
+    c.pending += std::uint64_t(plane.width);
+  }
+}
+
+void LumaCounter::add_to(LumaHistogram8 &histogram) {
+  Counts &c = *counts_;
+  c.flush();
+  for (int v = 0; v < kLevels8; ++v) histogram[v] += c.flushed[v];
+  const bool in_pairs = c.in_pairs;
+  c = Counts{};
+  c.in_pairs = in_pairs;
+}
+
+namespace {
 
 // Rows whose luma is not contiguous: `gather(row, x, n, out)` writes the luma of pixels
 // [x, x + n) of a row into `out`, which is counted as a contiguous run.
@@ -147,7 +283,10 @@ void count_words(ConstLumaPlane16 plane, int row_begin, int row_end, std::uint32
 
 void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
                           LumaHistogram8 &histogram) {
-  accumulate_rows(row_begin, row_end, plane.width, histogram, [&](int y) { return plane.row(y); });
+  LumaCounter counter;
+  counter.restart(std::uint64_t(plane.width) * std::uint64_t(std::max(0, row_end - row_begin)));
+  counter.count(plane, row_begin, row_end);
+  counter.add_to(histogram);
 }
 
 void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,

@@ -4,6 +4,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include "packed_views.h"
 #include "plane.h"
@@ -22,6 +23,30 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
                           LumaHistogram8 &histogram);
 
 LumaHistogram8 luma_histogram(ConstLumaPlane8 plane);
+
+// One thread's count of the rows of a plane it is given over several calls (the chunks of a frame
+// that a thread of a RowPool takes), added to a histogram once at the end. Many pixels a thread
+// are counted two bytes at a time into a table of pairs, which costs something to add up and
+// clear: once a thread per frame rather than once a chunk. count() and add_to() run on one
+// thread, the one whose table of pairs they use.
+class LumaCounter {
+ public:
+  LumaCounter();
+  ~LumaCounter();
+  LumaCounter(LumaCounter &&) noexcept;
+  LumaCounter &operator=(LumaCounter &&) noexcept;
+
+  // Starts a count of about `pixels` pixels, which choose how they are counted.
+  void restart(std::uint64_t pixels);
+  // Counts the visible width of rows [row_begin, row_end) of `plane`.
+  void count(ConstLumaPlane8 plane, int row_begin, int row_end);
+  // Adds what was counted since the last restart or add_to to `histogram`, and clears it.
+  void add_to(LumaHistogram8 &histogram);
+
+ private:
+  struct Counts;
+  std::unique_ptr<Counts> counts_;
+};
 
 // The same for the luma bytes of packed 4:2:2 YUV.
 void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,

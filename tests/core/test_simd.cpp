@@ -13,6 +13,7 @@
 
 #include "clahe.h"
 #include "clahe_blend.h"
+#include "level_range.h"
 #include "luma_histogram.h"
 #include "lut_map.h"
 #include "packed_map.h"
@@ -83,26 +84,79 @@ TEST(ApplyLut, EverySampleValueThroughEveryTarget) {
   }
 }
 
-// Flat runs (counted sixteen at a time) at every alignment, mixed with noise and odd widths,
-// against one count per sample.
+// Flat runs (counted sixteen at a time) at every alignment, mixed with noise over every level or
+// over a few, odd widths, in planes counted a byte at a time and in planes large enough to be
+// counted in pairs (each counted twice: the pairs' table is left cleared for the next count),
+// on every target, against one count per sample.
 TEST(LumaHistogram, FlatRunsAndNoiseCountLikeOneSampleAtATime) {
   std::mt19937 random(5);
-  for (int width : {1, 15, 16, 17, 33, 64, 100, 1927}) {
-    const int height = 7;
-    const int stride = width + 3;
-    std::vector<std::uint8_t> plane(std::size_t(stride) * height);
-    for (int y = 0; y < height; ++y) {
-      for (int x = 0; x < width; ++x) {
-        const bool flat = (x + 3 * y) / 19 % 2 == 0;
-        plane[std::size_t(y * stride + x)] = flat ? std::uint8_t(40 + y) : std::uint8_t(random());
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (int height : {7, 61}) {
+      for (int width : {1, 15, 16, 17, 33, 64, 100, 1927}) {
+        for (int noise_levels : {256, 11}) {
+          const int stride = width + 3;
+          std::vector<std::uint8_t> plane(std::size_t(stride) * height);
+          for (int y = 0; y < height; ++y) {
+            for (int x = 0; x < width; ++x) {
+              const bool flat = (x + 3 * y) / 19 % 2 == 0;
+              plane[std::size_t(y * stride + x)] =
+                  std::uint8_t(flat ? 40 + y : 90 + int(random() % unsigned(noise_levels)));
+            }
+          }
+          histeq::LumaHistogram8 expected{};
+          for (int y = 0; y < height; ++y)
+            for (int x = 0; x < width; ++x) expected[plane[std::size_t(y * stride + x)]]++;
+          const histeq::ConstLumaPlane8 view{plane.data(), width, height, stride};
+          for (int count = 0; count < 2; ++count) {
+            EXPECT_EQ(histeq::luma_histogram(view), expected)
+                << width << "x" << height << ", noise over " << noise_levels << " levels";
+          }
+        }
       }
     }
-    histeq::LumaHistogram8 expected{};
-    for (int y = 0; y < height; ++y)
-      for (int x = 0; x < width; ++x) expected[plane[std::size_t(y * stride + x)]]++;
-    EXPECT_EQ(histeq::luma_histogram(histeq::ConstLumaPlane8{plane.data(), width, height, stride}),
-              expected)
-        << "width " << width;
+  }
+}
+
+// The least and greatest level of any rows of planes of odd widths and strides, the extremes at
+// every place in a row (in the vectors' lanes and past them), and of no rows, on every target.
+TEST(LevelRange, LeastAndGreatestOfAnyRowsOnEveryTarget) {
+  std::mt19937 random(11);
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (int width : {1, 15, 63, 64, 65, 129, 1927}) {
+      const int height = 5, stride = width + 7;
+      std::vector<std::uint8_t> plane(std::size_t(stride) * height, 0);
+      for (std::uint8_t &v : plane) v = std::uint8_t(100 + random() % 20);
+      for (int y = 0; y < height; ++y) {
+        // Padding beyond the width holds what the range must not see.
+        for (int x = width; x < stride; ++x) plane[std::size_t(y * stride + x)] = x % 2 ? 0 : 255;
+      }
+      const histeq::ConstLumaPlane8 view{plane.data(), width, height, stride};
+      for (int place : {0, width / 2, width - 1}) {
+        plane[std::size_t(2 * stride + place)] = 3;
+        plane[std::size_t(3 * stride + (width - 1 - place))] = 250;
+        for (int begin = 0; begin <= height; ++begin) {
+          for (int end = begin; end <= height; ++end) {
+            std::uint8_t least = 0xff, greatest = 0;
+            for (int y = begin; y < end; ++y) {
+              const auto [lo, hi] = std::minmax_element(plane.begin() + y * stride,
+                                                        plane.begin() + y * stride + width);
+              least = std::min(least, *lo);
+              greatest = std::max(greatest, *hi);
+            }
+            const histeq::LevelRange range = histeq::level_range(view, begin, end);
+            EXPECT_EQ(range.least, least) << "width " << width << ", rows " << begin << ".." << end;
+            EXPECT_EQ(range.greatest, greatest)
+                << "width " << width << ", rows " << begin << ".." << end;
+          }
+        }
+        plane[std::size_t(2 * stride + place)] = 110;
+        plane[std::size_t(3 * stride + (width - 1 - place))] = 110;
+      }
+    }
   }
 }
 
