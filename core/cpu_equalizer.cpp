@@ -22,33 +22,39 @@ void clear(std::vector<std::uint64_t> &histogram, SampleLayout layout) {
   histogram.assign(layout.levels(), 0);
 }
 
-// What one frame's count and map passes read, beyond the rows they are given: planes of bytes
-// and packed YUV, their own samples; planes of words, their samples with the layout of a level
-// in them; packed RGB, its pixels and the buffer its luma is gathered into as it is counted and
-// mapped from.
+// What one frame's count and map passes read, beyond the rows they are given: planes of bytes,
+// their own samples; planes of words, their samples with the layout of a level in them; packed
+// frames, their pixels and the plane their luma is gathered into to be counted (packed RGB's map
+// reads it back).
 struct DeepPlane {
   PlaneView<std::uint16_t> plane;
   SampleLayout layout;
 };
 
-struct RgbFrame {
-  RgbView view;
+template <typename View>
+struct PackedFrame {
+  View view;
   std::uint8_t *luma;
   std::ptrdiff_t luma_stride;
 };
+
+void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, LumaCounter &counter) {
+  counter.count(ConstLumaPlane8{plane.data, plane.width, plane.height, plane.stride}, begin, end);
+}
+
+template <typename View>
+void count_rows(const PackedFrame<View> &frame, int begin, int end, LumaCounter &counter) {
+  const View &view = frame.view;
+  for (int y = begin; y < end; ++y)
+    gather_luma(view, y, 0, view.width, frame.luma + y * frame.luma_stride);
+  counter.count(ConstLumaPlane8{frame.luma, view.width, view.height, frame.luma_stride}, begin,
+                end);
+}
 
 void count_rows(const DeepPlane &deep, int begin, int end, std::vector<std::uint64_t> &histogram) {
   const PlaneView<std::uint16_t> &plane = deep.plane;
   accumulate_histogram(ConstLumaPlane16{plane.data, plane.width, plane.height, plane.stride}, begin,
                        end, deep.layout, histogram.data());
-}
-
-void count_rows(const PackedYuvView &frame, int begin, int end, LumaHistogram8 &histogram) {
-  accumulate_histogram(frame, begin, end, histogram);
-}
-
-void count_rows(const RgbFrame &frame, int begin, int end, LumaHistogram8 &histogram) {
-  accumulate_histogram(frame.view, begin, end, histogram, frame.luma, frame.luma_stride);
 }
 
 void map_rows(PlaneView<std::uint8_t> plane, int begin, int end, const std::uint8_t *lut) {
@@ -59,11 +65,12 @@ void map_rows(const DeepPlane &deep, int begin, int end, const WordLut &lut) {
   apply_lut(deep.plane, begin, end, deep.layout, lut);
 }
 
-void map_rows(const PackedYuvView &frame, int begin, int end, const std::uint8_t *lut) {
-  apply_lut(frame, begin, end, lut);
+void map_rows(const PackedFrame<PackedYuvView> &frame, int begin, int end,
+              const std::uint8_t *lut) {
+  apply_lut(frame.view, begin, end, lut);
 }
 
-void map_rows(const RgbFrame &frame, int begin, int end, const std::uint8_t *lut) {
+void map_rows(const PackedFrame<RgbView> &frame, int begin, int end, const std::uint8_t *lut) {
   apply_lut(frame.view, begin, end, lut, frame.luma, frame.luma_stride);
 }
 
@@ -127,9 +134,9 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   }
   const unsigned bands = bands_for(frame.pixels(), frame.height);
   const auto passes = [&] {
-    if constexpr (std::is_same_v<View, RgbView>) {
-      rgb_luma_.resize(std::size_t(frame.pixels()));
-      return RgbFrame{frame, rgb_luma_.data(), std::ptrdiff_t(frame.width)};
+    if constexpr (std::is_same_v<View, RgbView> || std::is_same_v<View, PackedYuvView>) {
+      packed_luma_.resize(std::size_t(frame.pixels()));
+      return PackedFrame<View>{frame, packed_luma_.data(), std::ptrdiff_t(frame.width)};
     } else if constexpr (!kBytes) {
       return DeepPlane{frame, layout_};
     } else {
@@ -137,15 +144,14 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
     }
   }();
   for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
-  if constexpr (std::is_same_v<View, PlaneView<std::uint8_t>>) {
-    // Each thread counts its chunks on and adds them to its band's histogram once, at its end.
+  if constexpr (kBytes) {
+    // Each thread counts its chunks on, and adds them to its band's histogram once, at its end.
     for (unsigned thread = 0; thread < bands; ++thread)
       counters_[thread].restart(frame.pixels() / bands);
     pool_->run(
         bands, frame.height,
         [&](unsigned thread, int begin, int end) {
-          counters_[thread].count(
-              ConstLumaPlane8{frame.data, frame.width, frame.height, frame.stride}, begin, end);
+          count_rows(passes, begin, end, counters_[thread]);
         },
         [&](unsigned thread) { counters_[thread].add_to(band_histograms_[thread]); });
   } else {
@@ -198,10 +204,10 @@ template <typename Sample>
 bool BasicCpuEqualizer<Sample>::equalize_tiles(const RgbView &frame, OutputRange range,
                                                const Params &params, bool reset) {
   const std::size_t pixels = std::size_t(frame.pixels());
-  rgb_luma_.resize(pixels);
+  packed_luma_.resize(pixels);
   for (int y = 0; y < frame.height; ++y)
-    gather_luma(frame, y, 0, frame.width, &rgb_luma_[std::size_t(y) * frame.width]);
-  rgb_mapped_ = rgb_luma_;
+    gather_luma(frame, y, 0, frame.width, &packed_luma_[std::size_t(y) * frame.width]);
+  rgb_mapped_ = packed_luma_;
   const PlaneView<std::uint8_t> mapped{rgb_mapped_.data(), frame.width, frame.height,
                                        std::ptrdiff_t(frame.width)};
   const bool restarted = tiles_.equalize(ClaheBytes{mapped, frame.width, frame.height}, kLevels8,
@@ -209,7 +215,7 @@ bool BasicCpuEqualizer<Sample>::equalize_tiles(const RgbView &frame, OutputRange
   // Each pixel is scaled from its own luma to its own mapped luma.
   pool_->run(bands_for(frame.pixels(), frame.height), frame.height,
              [&](unsigned, int begin, int end) {
-               scale_rgb(frame, begin, end, rgb_luma_.data(), rgb_mapped_.data(),
+               scale_rgb(frame, begin, end, packed_luma_.data(), rgb_mapped_.data(),
                          std::ptrdiff_t(frame.width));
              });
   return restarted;

@@ -86,15 +86,15 @@ class BasicCpuEqualizer {
   std::unique_ptr<RowPool> pool_;
   SampleLayout layout_;
   std::vector<Histogram> band_histograms_;
-  std::vector<LumaCounter> counters_;  // planes of bytes: each thread's count
+  std::vector<LumaCounter> counters_;  // bytes: each thread's count
   Histogram histogram_{};
   std::unique_ptr<ToneMap> tone_;
   Lut lut_{};
   WordLut word_lut_;  // words: lut_ as the SIMD map reads it
   ClaheTiles tiles_;
   std::vector<std::uint64_t> tile_frame_histogram_;
-  // Packed RGB: the frame's luma, and under CLAHE its mapped luma.
-  std::vector<std::uint8_t> rgb_luma_, rgb_mapped_;
+  // Packed frames: their luma; packed RGB under CLAHE, its mapped luma.
+  std::vector<std::uint8_t> packed_luma_, rgb_mapped_;
   bool restarted_ = false;
   Mode mode_ = Mode::kGlobal;  // of the frame before
 };

@@ -131,23 +131,6 @@ class PairCounts {
 // pairs saves (bench/README.md).
 constexpr std::uint64_t kMinPixelsForPairs = 64 * 1024;
 
-// Counts rows [row_begin, row_end) of `width` bytes each, row y at row_of(y).
-template <typename RowOf>
-void accumulate_rows(int row_begin, int row_end, int width, LumaHistogram8 &histogram,
-                     RowOf row_of) {
-  SubHistograms sub{};
-  std::uint64_t pending = 0;
-  for (int y = row_begin; y < row_end; ++y) {
-    if (pending + std::uint64_t(width) > kFlushPixels) {
-      sub.flush_into(histogram);
-      pending = 0;
-    }
-    sub.count_row(row_of(y), width);
-    pending += std::uint64_t(width);
-  }
-  sub.flush_into(histogram);
-}
-
 }  // namespace
 
 // One thread's counts in bytes or in pairs, how many pixels they hold, and what they held
@@ -204,30 +187,6 @@ void LumaCounter::add_to(LumaHistogram8 &histogram) {
 }
 
 namespace {
-
-// Rows whose luma is not contiguous: `gather(row, x, n, out)` writes the luma of pixels
-// [x, x + n) of a row into `out`, which is counted as a contiguous run.
-template <typename Gather>
-void accumulate_gathered(int row_begin, int row_end, int width, LumaHistogram8 &histogram,
-                         Gather gather) {
-  constexpr int kChunk = 2048;
-  std::uint8_t luma[kChunk];
-  SubHistograms sub{};
-  std::uint64_t pending = 0;
-  for (int y = row_begin; y < row_end; ++y) {
-    if (pending + std::uint64_t(width) > kFlushPixels) {
-      sub.flush_into(histogram);
-      pending = 0;
-    }
-    for (int x = 0; x < width; x += kChunk) {
-      const int n = width - x < kChunk ? width - x : kChunk;
-      gather(y, x, n, luma);
-      sub.count_row(luma, n);
-    }
-    pending += std::uint64_t(width);
-  }
-  sub.flush_into(histogram);
-}
 
 // Words of up to 12-bit levels (`levels` of them), level_of(word) each, over eight
 // sub-histograms that take consecutive words, as the bytes' do, so that a run of equal words does
@@ -289,21 +248,13 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
   counter.add_to(histogram);
 }
 
-void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,
-                          LumaHistogram8 &histogram) {
-  accumulate_gathered(
-      row_begin, row_end, frame.width, histogram,
-      [&](int y, int x, int n, std::uint8_t *luma) { gather_luma(frame, y, x, n, luma); });
-}
-
 void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
                           LumaHistogram8 &histogram, std::uint8_t *luma,
                           std::ptrdiff_t luma_stride) {
-  accumulate_rows(row_begin, row_end, frame.width, histogram, [&](int y) {
-    std::uint8_t *row = luma + y * luma_stride;
-    gather_luma(frame, y, 0, frame.width, row);
-    return row;
-  });
+  for (int y = row_begin; y < row_end; ++y)
+    gather_luma(frame, y, 0, frame.width, luma + y * luma_stride);
+  accumulate_histogram(ConstLumaPlane8{luma, frame.width, frame.height, luma_stride}, row_begin,
+                       row_end, histogram);
 }
 
 void accumulate_histogram(ConstLumaPlane16 plane, int row_begin, int row_end, SampleLayout layout,

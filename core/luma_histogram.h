@@ -48,10 +48,6 @@ class LumaCounter {
   std::unique_ptr<Counts> counts_;
 };
 
-// The same for the luma bytes of packed 4:2:2 YUV.
-void accumulate_histogram(const PackedYuvView &frame, int row_begin, int row_end,
-                          LumaHistogram8 &histogram);
-
 // The same for the luma of packed RGB, which is also written to `luma` (the luma of row y at
 // luma + y * luma_stride, as gather_luma gives it), for the map to read back.
 void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
