@@ -20,6 +20,24 @@ constexpr int kSubHistograms = 8;
 constexpr std::uint64_t kFlushPixels = std::uint64_t(1) << 31;
 constexpr std::uint64_t kEveryByte = 0x0101010101010101u;
 
+// A row in steps of sixteen bytes: flat(word) where the sixteen are equal (the word holds eight
+// of them), words(low, high) where they are not. Returns where the steps end.
+template <typename Flat, typename Words>
+int for_each_sixteen(const std::uint8_t *p, int width, Flat flat, Words words) {
+  int x = 0;
+  for (; x + 16 <= width; x += 16) {
+    std::uint64_t lo, hi;
+    std::memcpy(&lo, p + x, 8);
+    std::memcpy(&hi, p + x + 8, 8);
+    if (lo == hi && lo == (lo & 0xff) * kEveryByte) {
+      flat(lo);
+    } else {
+      words(lo, hi);
+    }
+  }
+  return x;
+}
+
 struct SubHistograms {
   std::uint32_t count[kSubHistograms][kLevels8];
 
@@ -30,18 +48,12 @@ struct SubHistograms {
   // Sixteen equal bytes (flat areas, letterbox bars, graphics) take one addition instead of a
   // chain of sixteen increments of one counter; content without them pays two comparisons.
   void count_row(const std::uint8_t *p, int width) {
-    int x = 0;
-    for (; x + 16 <= width; x += 16) {
-      std::uint64_t lo, hi;
-      std::memcpy(&lo, p + x, 8);
-      std::memcpy(&hi, p + x + 8, 8);
-      if (lo == hi && lo == (lo & 0xff) * kEveryByte) {
-        count[0][lo & 0xff] += 16;
-        continue;
-      }
-      count_word(lo);
-      count_word(hi);
-    }
+    int x = for_each_sixteen(
+        p, width, [&](std::uint64_t flat) { count[0][flat & 0xff] += 16; },
+        [&](std::uint64_t lo, std::uint64_t hi) {
+          count_word(lo);
+          count_word(hi);
+        });
     for (; x < width; ++x) count[x & (kSubHistograms - 1)][p[x]]++;
   }
 
@@ -81,23 +93,20 @@ class PairCounts {
     // bars, graphics) is added up here and counted once it ends, not added to one counter again
     // and again, which would chain each addition on the last one's store.
     std::uint32_t flat_pair = 0, flat_pairs = 0;
-    int x = 0;
-    for (; x + 16 <= width; x += 16) {
-      std::uint64_t lo, hi;
-      std::memcpy(&lo, p + x, 8);
-      std::memcpy(&hi, p + x + 8, 8);
-      if (lo == hi && lo == (lo & 0xff) * kEveryByte) {
-        if (std::uint32_t(lo & 0xffff) != flat_pair) {
-          pairs[flat_pair] += flat_pairs;
-          flat_pair = std::uint32_t(lo & 0xffff);
-          flat_pairs = 0;
-        }
-        flat_pairs += 8;
-        continue;
-      }
-      for (int i = 0; i < 4; ++i) pairs[(lo >> (16 * i)) & 0xffff]++;
-      for (int i = 0; i < 4; ++i) pairs[(hi >> (16 * i)) & 0xffff]++;
-    }
+    int x = for_each_sixteen(
+        p, width,
+        [&](std::uint64_t flat) {
+          if (std::uint32_t(flat & 0xffff) != flat_pair) {
+            pairs[flat_pair] += flat_pairs;
+            flat_pair = std::uint32_t(flat & 0xffff);
+            flat_pairs = 0;
+          }
+          flat_pairs += 8;
+        },
+        [&](std::uint64_t lo, std::uint64_t hi) {
+          for (int i = 0; i < 4; ++i) pairs[(lo >> (16 * i)) & 0xffff]++;
+          for (int i = 0; i < 4; ++i) pairs[(hi >> (16 * i)) & 0xffff]++;
+        });
     pairs[flat_pair] += flat_pairs;
     for (; x + 2 <= width; x += 2) pairs[p[x] | p[x + 1] << 8]++;
     if (x < width) lone_[p[x]]++;
