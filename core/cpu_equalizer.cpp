@@ -145,7 +145,8 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   }();
   for (unsigned thread = 0; thread < bands; ++thread) clear(band_histograms_[thread], layout_);
   if constexpr (kBytes) {
-    // Each thread counts its chunks on, and adds them to its band's histogram once, at its end.
+    // Each thread counts its chunks on its own LumaCounter, and adds that to its band's
+    // histogram once, in the pool's finish step, on the same thread.
     for (unsigned thread = 0; thread < bands; ++thread)
       counters_[thread].restart(frame.pixels() / bands);
     pool_->run(

@@ -36,8 +36,8 @@ LevelRange LevelRangeOf(ConstLumaPlane8 plane, int row_begin, int row_end) {
       range.greatest = std::max(range.greatest, p[x]);
     }
   }
-  // This Highway reduces byte lanes not on every target: they are stored and reduced one by
-  // one, once a call.
+  // Highway 1.0 (Debian 12's) has no minimum or maximum of byte lanes on every target: the
+  // lanes are stored and reduced one by one, once a call.
   HWY_ALIGN std::uint8_t lows[HWY_MAX_BYTES], highs[HWY_MAX_BYTES];
   hn::Store(hn::Min(low0, low1), d, lows);
   hn::Store(hn::Max(high0, high1), d, highs);

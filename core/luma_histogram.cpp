@@ -2,6 +2,7 @@
 #include "luma_histogram.h"
 
 #include <algorithm>
+#include <cassert>
 #include <cstring>
 #include <memory>
 #include <vector>
@@ -75,6 +76,11 @@ std::uint32_t *pair_table() {
       new std::uint32_t[kLevels8 * kLevels8]());
   return pairs.get();
 }
+
+// The counter that holds counts in the calling thread's table of pairs, from its count() to its
+// add_to(): no other counter may count in pairs on the thread meanwhile, since add_to() takes
+// and clears every pair in its range (checked where assertions are on).
+thread_local const void *pair_table_holder = nullptr;
 
 // Counts bytes two at a time, each pair of neighbouring bytes one increment of a counter of its
 // 65536 values in the thread's pair_table(): half the increments of counting bytes one by one,
@@ -174,7 +180,11 @@ void LumaCounter::restart(std::uint64_t pixels) {
 void LumaCounter::count(ConstLumaPlane8 plane, int row_begin, int row_end) {
   Counts &c = *counts_;
   std::uint32_t *pairs = c.in_pairs ? pair_table() : nullptr;
-  if (c.in_pairs) c.pairs.widen(level_range(plane, row_begin, row_end));
+  if (c.in_pairs) {
+    assert(pair_table_holder == nullptr || pair_table_holder == this);
+    pair_table_holder = this;
+    c.pairs.widen(level_range(plane, row_begin, row_end));
+  }
   for (int y = row_begin; y < row_end; ++y) {
     if (c.pending + std::uint64_t(plane.width) > kFlushPixels) c.flush();
     if (c.in_pairs) {
@@ -189,6 +199,7 @@ void LumaCounter::count(ConstLumaPlane8 plane, int row_begin, int row_end) {
 void LumaCounter::add_to(LumaHistogram8 &histogram) {
   Counts &c = *counts_;
   c.flush();
+  if (c.in_pairs && pair_table_holder == this) pair_table_holder = nullptr;
   for (int v = 0; v < kLevels8; ++v) histogram[v] += c.flushed[v];
   const bool in_pairs = c.in_pairs;
   c = Counts{};

@@ -28,7 +28,9 @@ LumaHistogram8 luma_histogram(ConstLumaPlane8 plane);
 // that a thread of a RowPool takes), added to a histogram once at the end. Many pixels a thread
 // are counted two bytes at a time into a table of pairs, which costs something to add up and
 // clear: once a thread per frame rather than once a chunk. count() and add_to() run on one
-// thread, the one whose table of pairs they use.
+// thread, the one whose table of pairs they use, and on that thread no other counter counts
+// between them; a count is always ended by add_to(). A moved-from counter can only be assigned
+// to or destroyed.
 class LumaCounter {
  public:
   LumaCounter();

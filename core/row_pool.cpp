@@ -98,7 +98,7 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
   threads = std::clamp(threads, 1u, size());
   if (threads == 1 || rows <= 1) {
     band(0, 0, rows);
-    if (finish) finish(0);
+    if (finish && rows > 0) finish(0);
     return;
   }
   if (frame_ended_) {

@@ -27,10 +27,10 @@
 
 #include "cpu_equalizer.h"
 #include "every_option.h"
-#include "frame_stats.h"
-#include "params.h"
 #include "frame_a_thread.h"
+#include "frame_stats.h"
 #include "frames.h"
+#include "params.h"
 #include "passes_table.h"
 #include "side_by_side.h"
 

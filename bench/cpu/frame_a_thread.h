@@ -26,7 +26,7 @@ struct ThreadsOfFrames {
 // Frames per second of each contender, frames back to back as a transcode hands them over,
 // timed in turns as fps_side_by_side times its contenders: a turn is `in_a_row` frames, the first
 // two not timed (they find the contender's threads asleep, the second because the first came
-// after the idle gap), so in_a_row is at least 3. Each of the contender's threads equalizes its
+// after the idle gap); fewer than 3 are taken as 3. Each of the contender's threads equalizes its
 // own copy of `frame` on an equalizer of its own, made once for all turns. Each frame starts on
 // every thread at once, after each restored its copy; a frame's time is the slowest thread's, and
 // the frames per second are the threads' frames over it.
