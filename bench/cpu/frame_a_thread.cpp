@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 namespace bench {
 
@@ -87,11 +88,8 @@ std::vector<double> fps_frame_a_thread(const std::vector<ThreadsOfFrames> &conte
     }
   }
   std::vector<double> fps;
-  for (std::size_t c = 0; c < contenders.size(); ++c) {
-    std::vector<double> &times = seconds[c];
-    std::sort(times.begin(), times.end());
-    fps.push_back(contenders[c].threads / times[times.size() / 2]);
-  }
+  for (std::size_t c = 0; c < contenders.size(); ++c)
+    fps.push_back(contenders[c].threads * median_fps(std::move(seconds[c])));
   return fps;
 }
 

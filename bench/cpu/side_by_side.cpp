@@ -13,12 +13,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+}  // namespace
+
 double median_fps(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());
   return 1.0 / seconds[seconds.size() / 2];
 }
-
-}  // namespace
 
 std::vector<double> fps_side_by_side(const std::vector<Timed> &contenders, int runs) {
   std::size_t largest = 0;

@@ -17,6 +17,9 @@ using Equalize = std::function<void(std::uint8_t *)>;
 // (RowPool's kMaxLinger, OpenCV's with its active wait off).
 inline constexpr std::chrono::milliseconds kIdleBeforeTurn{1};
 
+// Frames per second of the median of frame times `seconds` (not empty).
+double median_fps(std::vector<double> seconds);
+
 // A contender and the frame it equalizes.
 struct Timed {
   Equalize equalize;
