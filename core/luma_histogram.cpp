@@ -173,7 +173,8 @@ LumaCounter::LumaCounter(LumaCounter &&) noexcept = default;
 LumaCounter &LumaCounter::operator=(LumaCounter &&) noexcept = default;
 
 void LumaCounter::restart(std::uint64_t pixels) {
-  *counts_ = Counts{};
+  // A new counter holds no counts, and add_to() leaves none.
+  assert(counts_->pending == 0);
   counts_->in_pairs = pixels >= kMinPixelsForPairs;
 }
 
@@ -201,9 +202,9 @@ void LumaCounter::add_to(LumaHistogram8 &histogram) {
   c.flush();
   if (c.in_pairs && pair_table_holder == this) pair_table_holder = nullptr;
   for (int v = 0; v < kLevels8; ++v) histogram[v] += c.flushed[v];
-  const bool in_pairs = c.in_pairs;
-  c = Counts{};
-  c.in_pairs = in_pairs;
+  // flush() cleared the counts themselves.
+  c.flushed = {};
+  c.pairs = PairCounts{};
 }
 
 namespace {

@@ -38,7 +38,8 @@ class LumaCounter {
   LumaCounter(LumaCounter &&) noexcept;
   LumaCounter &operator=(LumaCounter &&) noexcept;
 
-  // Starts a count of about `pixels` pixels, which choose how they are counted.
+  // Starts a count of about `pixels` pixels, which choose how they are counted, on a new
+  // counter or one whose last count add_to() ended.
   void restart(std::uint64_t pixels);
   // Counts the visible width of rows [row_begin, row_end) of `plane`.
   void count(ConstLumaPlane8 plane, int row_begin, int row_end);
