@@ -30,6 +30,8 @@ __global__ void __launch_bounds__(kBlock)
   using PixelChunk = Chunk<Pixels::kVectors>;
   constexpr int kChunkBytes = 16 * Pixels::kVectors;
   constexpr int kCached = fused_cached_chunks(Pixels::kVectors);
+  constexpr int kStreamed =
+      fused_streamed_chunks(Pixels::kVectors, std::is_same_v<Pixels, LumaPixels>);
   __shared__ unsigned bins[kWarps][kLevels];
   __shared__ unsigned lut[kLevels];
   __shared__ LutScratch lut_scratch;
@@ -50,28 +52,43 @@ __global__ void __launch_bounds__(kBlock)
   PixelChunk cached[kCached];
 
   auto row_at = [&](const ItemCursor &at) { return plane.data + (std::size_t)at.y * plane.pitch; };
-  // `loaded` holds the item's chunk when the caller loaded it already.
-  auto count_item = [&](const ItemCursor &at, const PixelChunk *loaded) {
+  // `chunk` holds the item's pixels, loaded by the caller, unless the item is a row's tail.
+  auto count_item = [&](const ItemCursor &at, const PixelChunk &chunk) {
     const std::uint8_t *row = row_at(at);
     if (at.c < items.chunks) {
-      pixels.template count<kWarpVote>(
-          mine, loaded ? *loaded : load_chunk<Pixels::kVectors>(row + at.c * kChunkBytes));
+      pixels.template count<kWarpVote>(mine, chunk);
     } else {
       for (int x = items.chunks * Pixels::kChunkPixels; x < plane.width; ++x)
         pixels.count_pixel(mine, row + x * pixel_bytes);
     }
   };
   const MapTables tables{lut, reinterpret_cast<const RgbGainTables *>(&rgb_tables)};
-  auto map_item = [&](const ItemCursor &at, const PixelChunk *kept) {
+  auto map_item = [&](const ItemCursor &at, const PixelChunk &chunk) {
     const std::uint8_t *row = row_at(at);
     std::uint8_t *out_row = out.data + (std::size_t)at.y * out.pitch;
     if (at.c < items.chunks) {
-      const PixelChunk chunk =
-          kept ? *kept : load_chunk<Pixels::kVectors>(row + at.c * kChunkBytes);
       store_chunk(out_row + at.c * kChunkBytes, pixels.map(chunk, tables));
     } else {
       for (int x = items.chunks * Pixels::kChunkPixels; x < plane.width; ++x)
         pixels.map_pixel(row + x * pixel_bytes, out_row + x * pixel_bytes, tables);
+    }
+  };
+
+  // Past the cached chunks, a thread loads kStreamed chunks before it counts or maps any of them,
+  // so that their loads are in flight together as well.
+  auto stream_items = [&](ItemCursor at, auto &&item) {
+    while (at.y < plane.height) {
+      ItemCursor batch = at;
+      PixelChunk loaded[kStreamed];
+#pragma unroll
+      for (int k = 0; k < kStreamed; ++k, at.next()) {
+        if (at.y < plane.height && at.c < items.chunks)
+          loaded[k] = load_chunk<Pixels::kVectors>(row_at(at) + at.c * kChunkBytes);
+      }
+#pragma unroll
+      for (int k = 0; k < kStreamed; ++k, batch.next()) {
+        if (batch.y < plane.height) item(batch, loaded[k]);
+      }
     }
   };
 
@@ -86,9 +103,9 @@ __global__ void __launch_bounds__(kBlock)
   at = start;
 #pragma unroll
   for (int k = 0; k < kCached; ++k, at.next()) {
-    if (at.y < plane.height) count_item(at, &cached[k]);
+    if (at.y < plane.height) count_item(at, cached[k]);
   }
-  for (; at.y < plane.height; at.next()) count_item(at, nullptr);
+  stream_items(at, count_item);
   __syncthreads();
   merge_block_bins<kFusedHistogramCopies>(bins, d_histogram);
 
@@ -109,9 +126,9 @@ __global__ void __launch_bounds__(kBlock)
   at = start;
 #pragma unroll
   for (int k = 0; k < kCached; ++k, at.next()) {
-    if (at.y < plane.height) map_item(at, &cached[k]);
+    if (at.y < plane.height) map_item(at, cached[k]);
   }
-  for (; at.y < plane.height; at.next()) map_item(at, nullptr);
+  stream_items(at, map_item);
 }
 
 template <class Pixels>

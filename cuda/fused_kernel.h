@@ -23,6 +23,14 @@ HISTEQ_HOST_DEVICE constexpr int fused_cached_chunks(int vectors) {
   return kFusedCachedChunks / vectors > 0 ? kFusedCachedChunks / vectors : 1;
 }
 
+// Chunks past the cached ones that a thread loads before it counts or maps any of them, so that
+// their loads overlap: packed pixels, whose 4K frames are several times what the registers keep,
+// four vectors' worth; luma planes one at a time, since the registers more would take cost the
+// occupancy that keeps a whole 4K plane on chip (bench/README.md, "Engine design choices").
+HISTEQ_HOST_DEVICE constexpr int fused_streamed_chunks(int vectors, bool luma) {
+  return luma || 4 / vectors == 0 ? 1 : 4 / vectors;
+}
+
 // Copies of the device bins the blocks add their counts into (block b into copy b % copies),
 // summed by every block after the grid barrier. One copy puts every block's atomics on the same
 // 256 addresses; more copies cost the summing reads every block makes after the barrier. Two
