@@ -45,8 +45,7 @@ void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, LumaCounter &
 template <typename View>
 void count_rows(const PackedFrame<View> &frame, int begin, int end, LumaCounter &counter) {
   const View &view = frame.view;
-  for (int y = begin; y < end; ++y)
-    gather_luma(view, y, 0, view.width, frame.luma + y * frame.luma_stride);
+  gather_luma_rows(view, begin, end, frame.luma, frame.luma_stride);
   counter.count(ConstLumaPlane8{frame.luma, view.width, view.height, frame.luma_stride}, begin,
                 end);
 }
@@ -206,8 +205,7 @@ bool BasicCpuEqualizer<Sample>::equalize_tiles(const RgbView &frame, OutputRange
                                                const Params &params, bool reset) {
   const std::size_t pixels = std::size_t(frame.pixels());
   packed_luma_.resize(pixels);
-  for (int y = 0; y < frame.height; ++y)
-    gather_luma(frame, y, 0, frame.width, &packed_luma_[std::size_t(y) * frame.width]);
+  gather_luma_rows(frame, 0, frame.height, packed_luma_.data(), std::ptrdiff_t(frame.width));
   rgb_mapped_ = packed_luma_;
   const PlaneView<std::uint8_t> mapped{rgb_mapped_.data(), frame.width, frame.height,
                                        std::ptrdiff_t(frame.width)};

@@ -272,8 +272,7 @@ void accumulate_histogram(ConstLumaPlane8 plane, int row_begin, int row_end,
 void accumulate_histogram(const RgbView &frame, int row_begin, int row_end,
                           LumaHistogram8 &histogram, std::uint8_t *luma,
                           std::ptrdiff_t luma_stride) {
-  for (int y = row_begin; y < row_end; ++y)
-    gather_luma(frame, y, 0, frame.width, luma + y * luma_stride);
+  gather_luma_rows(frame, row_begin, row_end, luma, luma_stride);
   accumulate_histogram(ConstLumaPlane8{luma, frame.width, frame.height, luma_stride}, row_begin,
                        row_end, histogram);
 }

@@ -16,6 +16,13 @@ namespace histeq {
 void gather_luma(const PackedYuvView &frame, int y, int x, int n, std::uint8_t *luma);
 void gather_luma(const RgbView &frame, int y, int x, int n, std::uint8_t *luma);
 void gather_luma_scalar(const RgbView &frame, int y, int x, int n, std::uint8_t *luma);
+// The luma of whole rows [row_begin, row_end) into a plane: row y at luma + y * luma_stride.
+template <typename View>
+void gather_luma_rows(const View &frame, int row_begin, int row_end, std::uint8_t *luma,
+                      std::ptrdiff_t luma_stride) {
+  for (int y = row_begin; y < row_end; ++y)
+    gather_luma(frame, y, 0, frame.width, luma + y * luma_stride);
+}
 
 // The luma bytes of packed 4:2:2 YUV replaced by lut[luma]; chroma bytes untouched.
 void apply_lut(const PackedYuvView &frame, int row_begin, int row_end, const std::uint8_t *lut);
