@@ -76,13 +76,11 @@ void MapYuvRows(const PackedYuvView &frame, int row_begin, int row_end,
   }
 }
 
-// R, G and B of a step of pixels in 32-bit lanes: read, each channel's level; mapped, each
-// channel's new level times 2^16 plus what its rounding left below (below 2^24), so the level is
-// the lane's byte 2 (kMappedShift) and the words are put together without shifting it down first.
-struct Channels {
-  V32 r, g, b;
-};
-
+// R, G and B of a step of pixels are three vectors of 32-bit lanes (r, g, b), which the steps
+// below take by reference and change in place: SVE's vectors have no size known to the compiler,
+// so they cannot be members of a struct. Read, each lane holds its channel's level; mapped, its
+// new level times 2^16 plus what its rounding left below (below 2^24), so the level is the lane's
+// byte 2 (kMappedShift) and the words are put together without shifting it down first.
 constexpr int kMappedShift = 16;
 
 // A step of 4-byte pixels as words, and back; channel c is byte c of each word
@@ -99,9 +97,9 @@ HWY_INLINE V32 LoadWords(D32 d32, const std::uint8_t *p) {
 }
 
 HWY_INLINE void StoreWords(D32 d32, V32 words, std::uint8_t *p) {
+  static_cast<void>(d32);
 #if HWY_TARGET == HWY_SCALAR
   const std::uint32_t word = hn::GetLane(words);
-  static_cast<void>(d32);
   std::memcpy(p, &word, sizeof word);
 #else
   const hn::Repartition<std::uint8_t, D32> d8;
@@ -213,52 +211,57 @@ struct WordPacking {
 };
 
 // R, G and B of a step of words: each channel's byte to byte 0 of its lane, the others zeroed.
-HWY_INLINE Channels ChannelsOf(const WordPacking &packing, V32 words) {
+HWY_INLINE void ChannelsOf(const WordPacking &packing, V32 words, V32 &r, V32 &g, V32 &b) {
 #if HISTEQ_BYTE_PERMUTES
   const WordPacking::D8 d8;
   const auto byte = [&](hn::Vec<WordPacking::D8> pick) {
     return hn::BitCast(D32(), hn::TableLookupBytesOr0(hn::BitCast(d8, words), pick));
   };
-  return Channels{byte(packing.pick_red), byte(packing.pick_green), byte(packing.pick_blue)};
+  r = byte(packing.pick_red);
+  g = byte(packing.pick_green);
+  b = byte(packing.pick_blue);
 #else
   const auto byte = [&](int at) {
     return hn::And(hn::ShiftRightSame(words, 8 * at), hn::Set(D32(), 0xFFu));
   };
-  return Channels{byte(packing.red), byte(packing.green), byte(packing.blue)};
+  r = byte(packing.red);
+  g = byte(packing.green);
+  b = byte(packing.blue);
 #endif
 }
 
-HWY_INLINE V32 PackWords(const WordPacking &packing, const Channels &c, V32 words) {
+// Mapped R, G and B back into `words`, whose byte that is none of them is kept.
+HWY_INLINE V32 PackWords(const WordPacking &packing, V32 r, V32 g, V32 b, V32 words) {
 #if HISTEQ_BYTE_PERMUTES
-  const __m512i red_green = _mm512_permutex2var_epi8(c.r.raw, packing.red_green, c.g.raw);
-  const __m512i blue_kept = _mm512_permutex2var_epi8(c.b.raw, packing.blue_kept, words.raw);
+  const __m512i red_green = _mm512_permutex2var_epi8(r.raw, packing.red_green, g.raw);
+  const __m512i blue_kept = _mm512_permutex2var_epi8(b.raw, packing.blue_kept, words.raw);
   return V32{_mm512_mask_blend_epi8(packing.from_red_green, blue_kept, red_green)};
 #else
   const D32 d;
   const auto level = [](V32 mapped) { return hn::ShiftRight<kMappedShift>(mapped); };
   const V32 kept = hn::And(words, hn::Set(d, 0xFFu << (8 * packing.kept)));
-  return hn::Or(hn::Or(kept, hn::ShiftLeftSame(level(c.r), 8 * packing.red)),
-                hn::Or(hn::ShiftLeftSame(level(c.g), 8 * packing.green),
-                       hn::ShiftLeftSame(level(c.b), 8 * packing.blue)));
+  return hn::Or(hn::Or(kept, hn::ShiftLeftSame(level(r), 8 * packing.red)),
+                hn::Or(hn::ShiftLeftSame(level(g), 8 * packing.green),
+                       hn::ShiftLeftSame(level(b), 8 * packing.blue)));
 #endif
 }
 
-HWY_INLINE Channels Load3(const RgbView &frame, const std::uint8_t *p) {
+HWY_INLINE void Load3(const RgbView &frame, const std::uint8_t *p, V32 &r, V32 &g, V32 &b) {
   const D32 d32;
   const hn::Rebind<std::uint8_t, D32> d8;
   hn::Vec<decltype(d8)> c0, c1, c2;
   hn::LoadInterleaved3(d8, p, c0, c1, c2);
   // RGB or BGR: red is byte 0 or byte 2.
-  const V32 first = hn::PromoteTo(d32, c0), second = hn::PromoteTo(d32, c1),
-            third = hn::PromoteTo(d32, c2);
-  return frame.red == 0 ? Channels{first, second, third} : Channels{third, second, first};
+  r = hn::PromoteTo(d32, frame.red == 0 ? c0 : c2);
+  g = hn::PromoteTo(d32, c1);
+  b = hn::PromoteTo(d32, frame.red == 0 ? c2 : c0);
 }
 
-HWY_INLINE V32 Luma(const Channels &c, LumaMatrix m) {
+HWY_INLINE V32 Luma(V32 r, V32 g, V32 b, LumaMatrix m) {
   const D32 d;
   const V32 weighted =
-      hn::Add(hn::Add(hn::Mul(c.r, hn::Set(d, m.red)), hn::Mul(c.g, hn::Set(d, m.green))),
-              hn::Add(hn::Mul(c.b, hn::Set(d, m.blue)), hn::Set(d, kLumaOne / 2)));
+      hn::Add(hn::Add(hn::Mul(r, hn::Set(d, m.red)), hn::Mul(g, hn::Set(d, m.green))),
+              hn::Add(hn::Mul(b, hn::Set(d, m.blue)), hn::Set(d, kLumaOne / 2)));
   return hn::ShiftRight<15>(weighted);
 }
 
@@ -273,20 +276,23 @@ HWY_INLINE void StoreBytes(V32 v, std::uint8_t *out) {
 // rgb_luma of a step of 4-byte pixels from their words: bytes 0 and 2 of each word, then bytes 1
 // and 3, as pairs of 16-bit lanes, each pair multiplied by its bytes' weights (the fourth byte's
 // 0) and summed into the word's lane. The weights are below 2^15, so the products and their sums
-// are those of rgb_luma, exactly.
+// are those of rgb_luma, exactly. Both products go into one pair of sums before they are put in
+// order: the order in which ReorderWidenMulAccumulate leaves its sums is the target's own (on NEON
+// the products of the vector's low and high halves), so only RearrangeToOddPlusEven of its two
+// sums has each word's total in the word's lane.
 HWY_INLINE V32 LumaOfWords(V32 words, V32 even_weights, V32 odd_weights) {
   const D32 d32;
   const hn::Repartition<std::int16_t, D32> d16;
   const hn::RebindToSigned<D32> di32;
   const V32 bytes = hn::Set(d32, 0x00FF00FFu);
-  const auto pairs = [&](V32 v, V32 weights, hn::Vec<decltype(di32)> sum) {
-    auto unused = hn::Zero(di32);
+  auto sum = hn::Zero(di32), other_sum = hn::Zero(di32);
+  const auto add_products = [&](V32 v, V32 weights) {
     sum = hn::ReorderWidenMulAccumulate(di32, hn::BitCast(d16, v), hn::BitCast(d16, weights), sum,
-                                        unused);
-    return hn::RearrangeToOddPlusEven(sum, unused);
+                                        other_sum);
   };
-  const auto even = pairs(hn::And(words, bytes), even_weights, hn::Zero(di32));
-  const auto all = pairs(hn::And(hn::ShiftRight<8>(words), bytes), odd_weights, even);
+  add_products(hn::And(words, bytes), even_weights);
+  add_products(hn::And(hn::ShiftRight<8>(words), bytes), odd_weights);
+  const auto all = hn::RearrangeToOddPlusEven(sum, other_sum);
   return hn::ShiftRight<15>(hn::Add(hn::BitCast(d32, all), hn::Set(d32, kLumaOne / 2)));
 }
 
@@ -327,8 +333,11 @@ void GatherRgbLuma(const RgbView &frame, int y, int x, int n, std::uint8_t *luma
         StoreBytes(LumaOfWords(words[k], even, odd), luma + i + lanes * k);
     }
 #endif
-    for (; i + lanes <= n; i += lanes)
-      StoreBytes(Luma(Load3(frame, p + 3 * std::ptrdiff_t(i)), frame.matrix), luma + i);
+    for (; i + lanes <= n; i += lanes) {
+      V32 r, g, b;
+      Load3(frame, p + 3 * std::ptrdiff_t(i), r, g, b);
+      StoreBytes(Luma(r, g, b, frame.matrix), luma + i);
+    }
   }
 #endif
   for (; i < n; ++i) {
@@ -355,7 +364,7 @@ HWY_INLINE V32 Headroom(V32 largest) {
   return DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, hn::Set(d, 1u)));
 }
 
-// rgb_scale in the lanes, as a mapped channel (Channels): the shift by 16 is the packing's.
+// rgb_scale in the lanes, as a mapped channel: the shift by 16 is the packing's.
 static_assert(kMappedShift == 16, "rgb_scale's quotient is the product's bits from 16 up");
 HWY_INLINE V32 Scaled(V32 channel, V32 gain) {
   return hn::Add(hn::Mul(channel, gain), hn::Set(D32(), 1u << 15));
@@ -373,9 +382,9 @@ HWY_INLINE V32 Lifted(V32 channel, V32 lift) {
 // headroom (rgb_headroom is that quotient's floor). Few steps hold such a pixel, so the headroom
 // is divided only in those.
 template <bool kBlack>
-HWY_INLINE Channels MapChannels(const Channels &c, V32 luma, V32 gain, std::uint32_t lift) {
+HWY_INLINE void MapChannels(V32 &r, V32 &g, V32 &b, V32 luma, V32 gain, std::uint32_t lift) {
   const D32 d;
-  const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
+  const V32 largest = hn::Max(r, hn::Max(g, b));
   const auto clips = hn::Gt(hn::Mul(gain, largest), hn::Set(d, 255u << 16));
   const V32 applied = hn::AllFalse(d, clips) ? gain : hn::Min(gain, Headroom(largest));
   const auto map = [&](V32 channel) {
@@ -383,16 +392,18 @@ HWY_INLINE Channels MapChannels(const Channels &c, V32 luma, V32 gain, std::uint
     if constexpr (!kBlack) return scaled;
     return hn::IfThenElse(hn::Eq(luma, hn::Zero(d)), Lifted(channel, hn::Set(d, lift)), scaled);
   };
-  return Channels{map(c.r), map(c.g), map(c.b)};
+  r = map(r);
+  g = map(g);
+  b = map(b);
 }
 
 // rgb_scale_pixel on a step of pixels of luma `luma` that maps to `mapped`, with rgb_gain and
 // rgb_headroom divided in the lanes. Lanes of luma 0 take the lift and their quotients are not
 // used; their divisors are made 1.
-HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
+HWY_INLINE void ScaleChannels(V32 &r, V32 &g, V32 &b, V32 luma, V32 mapped) {
   const D32 d;
   const V32 one = hn::Set(d, 1u);
-  const V32 largest = hn::Max(c.r, hn::Max(c.g, c.b));
+  const V32 largest = hn::Max(r, hn::Max(g, b));
   const V32 gain = DivideExactly(hn::Add(hn::ShiftLeft<16>(mapped), hn::ShiftRight<1>(luma)),
                                  hn::Max(luma, one));
   const V32 applied = hn::Min(gain, Headroom(largest));
@@ -400,11 +411,13 @@ HWY_INLINE Channels ScaleChannels(const Channels &c, V32 luma, V32 mapped) {
   const auto scale = [&](V32 channel) {
     return hn::IfThenElse(black, Lifted(channel, mapped), Scaled(channel, applied));
   };
-  return Channels{scale(c.r), scale(c.g), scale(c.b)};
+  r = scale(r);
+  g = scale(g);
+  b = scale(b);
 }
 
-// Row y of `frame` through `step` a step of pixels at a time (step(channels, x) gives the new
-// channels of pixels x, x + 1, ...) and the pixels past the last whole step through `pixel`
+// Row y of `frame` through `step` a step of pixels at a time (step(r, g, b, x) maps the channels
+// of pixels x, x + 1, ... in place) and the pixels past the last whole step through `pixel`
 // (pixel(r, g, b, x), in place); the fourth byte of 4-byte pixels is kept.
 template <class Step, class Pixel>
 HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_packing, int y,
@@ -421,7 +434,10 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_pa
     for (; x + lanes <= frame.width; x += lanes) {
       std::uint8_t *q = p + 4 * std::ptrdiff_t(x);
       const V32 words = LoadWords(d32, q);
-      StoreWords(d32, PackWords(packing, step(ChannelsOf(packing, words), x), words), q);
+      V32 r, g, b;
+      ChannelsOf(packing, words, r, g, b);
+      step(r, g, b, x);
+      StoreWords(d32, PackWords(packing, r, g, b, words), q);
     }
   } else {
 #if HISTEQ_BYTE_PERMUTES
@@ -429,8 +445,12 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_pa
       std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
       V32 words[4];
       LoadRgb3Group(q, words);
-      for (int k = 0; k < 4; ++k)
-        words[k] = PackWords(packing, step(ChannelsOf(packing, words[k]), x + lanes * k), words[k]);
+      for (int k = 0; k < 4; ++k) {
+        V32 r, g, b;
+        ChannelsOf(packing, words[k], r, g, b);
+        step(r, g, b, x + lanes * k);
+        words[k] = PackWords(packing, r, g, b, words[k]);
+      }
       StoreRgb3Group(words, q);
     }
 #endif
@@ -438,15 +458,16 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_pa
     const hn::RebindToSigned<D32> di32;
     for (; x + lanes <= frame.width; x += lanes) {
       std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
-      const Channels out = step(Load3(frame, q), x);
+      V32 r, g, b;
+      Load3(frame, q, r, g, b);
+      step(r, g, b, x);
       const auto level = [&](V32 mapped) {
         return hn::DemoteTo(d8, hn::BitCast(di32, hn::ShiftRight<kMappedShift>(mapped)));
       };
-      const auto r = level(out.r), g = level(out.g), b = level(out.b);
       if (frame.red == 0) {
-        hn::StoreInterleaved3(r, g, b, d8, q);
+        hn::StoreInterleaved3(level(r), level(g), level(b), d8, q);
       } else {
-        hn::StoreInterleaved3(b, g, r, d8, q);
+        hn::StoreInterleaved3(level(b), level(g), level(r), d8, q);
       }
     }
   }
@@ -538,7 +559,7 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
       constexpr bool kBlack = decltype(black)::value;
       ForEachRgbStep(
           frame, packing, y,
-          [&](const Channels &c, int x) {
+          [&](V32 &r, V32 &g, V32 &b, int x) {
             V32 levels = hn::Zero(d32);
             if (kBlack || !kLookUpIsPermute)
               levels = hn::PromoteTo(d32, hn::LoadU(d8_32, row_luma + x));
@@ -548,7 +569,7 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
             } else {
               gain = hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
             }
-            return MapChannels<kBlack>(c, levels, gain, lift);
+            MapChannels<kBlack>(r, g, b, levels, gain, lift);
           },
           [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
             const std::uint8_t level = row_luma[x];
@@ -575,9 +596,9 @@ void ScaleRgbRows(const RgbView &frame, int row_begin, int row_end,
     const std::uint8_t *from = luma + y * stride, *to = mapped + y * stride;
     ForEachRgbStep(
         frame, packing, y,
-        [&](const Channels &c, int x) {
-          return ScaleChannels(c, hn::PromoteTo(d32, hn::LoadU(d8, from + x)),
-                               hn::PromoteTo(d32, hn::LoadU(d8, to + x)));
+        [&](V32 &r, V32 &g, V32 &b, int x) {
+          ScaleChannels(r, g, b, hn::PromoteTo(d32, hn::LoadU(d8, from + x)),
+                        hn::PromoteTo(d32, hn::LoadU(d8, to + x)));
         },
         [&](std::uint8_t &r, std::uint8_t &g, std::uint8_t &b, int x) {
           rgb_rescale_pixel(r, g, b, from[x], to[x], tables);

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# The core's tests on AArch64: cross-compiled in ./build-aarch64 (scripts/aarch64-cross.ini,
+# Debian's cross compiler and arm64 libraries, no plugin) and run under qemu-user on one CPU of
+# each kind Highway dispatches to: 128, 256 and 512-bit SVE (its SVE2_128, SVE_256, SVE2 and SVE
+# targets) and a NEON-only Cortex-A72. Each SIMD test runs on every target the CPU supports, byte
+# for byte against the scalar reference. Run by scripts/test.sh; installs what it needs (as root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  dpkg --add-architecture arm64
+  apt-get update -qq
+  # --no-remove: an arm64 package that cannot sit beside its amd64 twin fails here instead of
+  # taking the native build's package away.
+  apt-get install -y -qq --no-install-recommends --no-remove "${missing[@]}"
+fi
+
+if [[ ! -f build-aarch64/build.ninja ]]; then
+  meson setup build-aarch64 --cross-file scripts/aarch64-cross.ini -Dplugin=disabled \
+    -Dcuda=disabled -Dbench=disabled -Dtests=enabled -Dwerror=true
+fi
+meson compile -C build-aarch64 test-core
+
+# The death test re-executes the test binary, which the kernel cannot run without qemu's binfmt
+# handler, and sets an address-space limit on qemu's own address space rather than the guest's.
+for cpu in max,sve-default-vector-length=16 max,sve-default-vector-length=32 \
+  max,sve-default-vector-length=64 cortex-a72; do
+  echo "test-core on AArch64 ($cpu)"
+  qemu-aarch64 -cpu "$cpu" -L / build-aarch64/tests/core/test-core --gtest_brief=1 \
+    --gtest_filter='-RowPoolDeathTest.*'
+done
