@@ -3,6 +3,7 @@
 # Installs everything the build, the tests and the sample pipelines need on Debian 12 (as root).
 # nvcc is not a Debian package: when /usr/local/cuda/bin/nvcc exists the CUDA element is built,
 # otherwise only the CPU element.
+#   scripts/install-deps.sh [PACKAGE...]   (given packages: those instead, as for the AArch64 tests)
 set -euo pipefail
 
 packages=(
@@ -16,6 +17,8 @@ packages=(
   python3-gi-cairo gir1.2-gst-rtsp-server-1.0 ffmpeg
 )
 
+(($#)) && packages=("$@")
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
@@ -24,5 +27,7 @@ if ((${#missing[@]})); then
   echo "installing: ${missing[*]}"
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  # --no-remove: a package that cannot sit beside one already here (an arm64 one beside its
+  # amd64 twin) fails the install instead of taking the other away.
+  apt-get install -y -qq --no-install-recommends --no-remove "${missing[@]}"
 fi

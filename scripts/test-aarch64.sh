@@ -9,19 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(g++-aarch64-linux-gnu qemu-user libhwy-dev:arm64 libgtest-dev:arm64)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "installing: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  dpkg --add-architecture arm64
-  apt-get update -qq
-  # --no-remove: an arm64 package that cannot sit beside its amd64 twin fails here instead of
-  # taking the native build's package away.
-  apt-get install -y -qq --no-install-recommends --no-remove "${missing[@]}"
-fi
+dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+scripts/install-deps.sh "${packages[@]}"
 
 if [[ ! -f build-aarch64/build.ninja ]]; then
   meson setup build-aarch64 --cross-file scripts/aarch64-cross.ini -Dplugin=disabled \
