@@ -429,15 +429,18 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_pa
   const D32 d32;
   const int lanes = step_of(d32, frame.width);
   std::uint8_t *p = frame.row(y);
+  // A step's words through `step`, the byte that is none of R, G and B kept.
+  const auto step_words = [&](V32 words, int at) {
+    V32 r, g, b;
+    ChannelsOf(packing, words, r, g, b);
+    step(r, g, b, at);
+    return PackWords(packing, r, g, b, words);
+  };
   int x = 0;
   if (frame.pixel_bytes == 4) {
     for (; x + lanes <= frame.width; x += lanes) {
       std::uint8_t *q = p + 4 * std::ptrdiff_t(x);
-      const V32 words = LoadWords(d32, q);
-      V32 r, g, b;
-      ChannelsOf(packing, words, r, g, b);
-      step(r, g, b, x);
-      StoreWords(d32, PackWords(packing, r, g, b, words), q);
+      StoreWords(d32, step_words(LoadWords(d32, q), x), q);
     }
   } else {
 #if HISTEQ_BYTE_PERMUTES
@@ -445,12 +448,7 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_pa
       std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
       V32 words[4];
       LoadRgb3Group(q, words);
-      for (int k = 0; k < 4; ++k) {
-        V32 r, g, b;
-        ChannelsOf(packing, words[k], r, g, b);
-        step(r, g, b, x + lanes * k);
-        words[k] = PackWords(packing, r, g, b, words[k]);
-      }
+      for (int k = 0; k < 4; ++k) words[k] = step_words(words[k], x + lanes * k);
       StoreRgb3Group(words, q);
     }
 #endif
