@@ -16,13 +16,14 @@ if [[ ! -f build-aarch64/build.ninja ]]; then
   meson setup build-aarch64 --cross-file scripts/aarch64-cross.ini -Dplugin=disabled \
     -Dcuda=disabled -Dbench=disabled -Dtests=enabled -Dwerror=true
 fi
-meson compile -C build-aarch64 test-core
 
-# The death test re-executes the test binary, which the kernel cannot run without qemu's binfmt
-# handler, and sets an address-space limit on qemu's own address space rather than the guest's.
+# meson test runs test-core through the cross file's exe_wrapper (qemu-aarch64), on the CPU that
+# QEMU_CPU names. The death test re-executes the test binary, which the kernel cannot run without
+# qemu's binfmt handler, and sets an address-space limit on qemu's own address space rather than
+# the guest's.
 for cpu in max,sve-default-vector-length=16 max,sve-default-vector-length=32 \
   max,sve-default-vector-length=64 cortex-a72; do
   echo "test-core on AArch64 ($cpu)"
-  qemu-aarch64 -cpu "$cpu" -L / build-aarch64/tests/core/test-core --gtest_brief=1 \
-    --gtest_filter='-RowPoolDeathTest.*'
+  QEMU_CPU=$cpu meson test -C build-aarch64 --print-errorlogs core \
+    '--test-args=--gtest_filter=-RowPoolDeathTest.*'
 done
