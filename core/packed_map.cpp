@@ -364,7 +364,7 @@ HWY_INLINE V32 Headroom(V32 largest) {
   return DivideExactly(hn::Set(d, 255u << 16), hn::Max(largest, hn::Set(d, 1u)));
 }
 
-// rgb_scale in the lanes, as a mapped channel: the shift by 16 is the packing's.
+// rgb_scale_q16 in the lanes, a mapped channel: the shift by 16 is the packing's.
 static_assert(kMappedShift == 16, "rgb_scale's quotient is the product's bits from 16 up");
 HWY_INLINE V32 Scaled(V32 channel, V32 gain) {
   return hn::Add(hn::Mul(channel, gain), hn::Set(D32(), 1u << 15));

@@ -63,10 +63,16 @@ HISTEQ_HOST_DEVICE inline std::uint32_t rgb_headroom(std::uint32_t largest) {
   return (255u << 16) / largest;
 }
 
-// A channel times a gain no larger than its pixel's headroom, rounded; 255 * (255 << 16) plus
-// the rounding half still fits 32 bits.
+// A channel times a gain no larger than its pixel's headroom, rounded, before the shift that
+// takes the level out: the level is bits 16-23, what rounding left is below, and bits 24-31 are
+// zero (the product is at most 255 << 16). Kept whole, a word's byte 2 can be moved into place
+// by a byte permute without shifting it down first.
+HISTEQ_HOST_DEVICE inline std::uint32_t rgb_scale_q16(std::uint32_t channel, std::uint32_t gain) {
+  return channel * gain + (1u << 15);
+}
+
 HISTEQ_HOST_DEVICE inline std::uint32_t rgb_scale(std::uint32_t channel, std::uint32_t gain) {
-  return (channel * gain + (1u << 15)) >> 16;
+  return rgb_scale_q16(channel, gain) >> 16;
 }
 
 // The divisions of the rule, tabulated once per LUT: gain[v] = rgb_gain(v, lut[v]) and
@@ -100,27 +106,38 @@ inline RgbGainTables rgb_headroom_tables() {
   return tables;
 }
 
-HISTEQ_HOST_DEVICE inline std::uint8_t rgb_lift(std::uint32_t channel, std::uint32_t lift) {
-  return std::uint8_t(channel + lift > 255 ? 255 : channel + lift);
+HISTEQ_HOST_DEVICE inline std::uint32_t rgb_lift(std::uint32_t channel, std::uint32_t lift) {
+  return channel + lift > 255 ? 255 : channel + lift;
 }
 
-// One pixel of luma `y` (rgb_luma) whose luma maps to `mapped`, in place; `gain` is
-// rgb_gain(y, mapped) (unused where y is 0).
-HISTEQ_HOST_DEVICE inline void rgb_scale_pixel(std::uint8_t &r, std::uint8_t &g, std::uint8_t &b,
-                                               std::uint32_t y, std::uint32_t mapped,
-                                               std::uint32_t gain, const RgbGainTables &tables) {
-  if (y == 0) {
-    r = rgb_lift(r, mapped);
-    g = rgb_lift(g, mapped);
-    b = rgb_lift(b, mapped);
-    return;
-  }
+// A pixel's mapped channels, each as its level times 2^16 plus what rounding left (rgb_scale_q16).
+struct RgbScaled {
+  std::uint32_t r, g, b;
+};
+
+// One pixel of luma `y` (rgb_luma) whose luma maps to `mapped`, its channels mapped as
+// rgb_scale_q16 leaves them; `gain` is rgb_gain(y, mapped) (unused where y is 0).
+HISTEQ_HOST_DEVICE inline RgbScaled rgb_scale_q16_pixel(std::uint32_t r, std::uint32_t g,
+                                                        std::uint32_t b, std::uint32_t y,
+                                                        std::uint32_t mapped, std::uint32_t gain,
+                                                        const RgbGainTables &tables) {
+  if (y == 0)
+    return RgbScaled{rgb_lift(r, mapped) << 16, rgb_lift(g, mapped) << 16,
+                     rgb_lift(b, mapped) << 16};
   const std::uint32_t largest = r > g ? (r > b ? r : b) : (g > b ? g : b);
   const std::uint32_t headroom = tables.headroom[largest];
   const std::uint32_t applied = gain < headroom ? gain : headroom;
-  r = std::uint8_t(rgb_scale(r, applied));
-  g = std::uint8_t(rgb_scale(g, applied));
-  b = std::uint8_t(rgb_scale(b, applied));
+  return RgbScaled{rgb_scale_q16(r, applied), rgb_scale_q16(g, applied), rgb_scale_q16(b, applied)};
+}
+
+// The same pixel in place.
+HISTEQ_HOST_DEVICE inline void rgb_scale_pixel(std::uint8_t &r, std::uint8_t &g, std::uint8_t &b,
+                                               std::uint32_t y, std::uint32_t mapped,
+                                               std::uint32_t gain, const RgbGainTables &tables) {
+  const RgbScaled scaled = rgb_scale_q16_pixel(r, g, b, y, mapped, gain, tables);
+  r = std::uint8_t(scaled.r >> 16);
+  g = std::uint8_t(scaled.g >> 16);
+  b = std::uint8_t(scaled.b >> 16);
 }
 
 // One pixel with a mapping of its own (CLAHE), in place: no table of one LUT holds its gain, so

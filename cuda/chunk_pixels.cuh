@@ -49,14 +49,6 @@ __device__ __forceinline__ unsigned word_of(const Chunk<kVectors> &chunk, int w)
   return w % 4 == 0 ? v.x : w % 4 == 1 ? v.y : w % 4 == 2 ? v.z : v.w;
 }
 
-__device__ __forceinline__ unsigned byte_at(unsigned word, int shift) {
-  return (word >> shift) & 0xffu;
-}
-
-__device__ __forceinline__ unsigned with_byte(unsigned word, int shift, unsigned value) {
-  return (word & ~(0xffu << shift)) | (value << shift);
-}
-
 // Counts a chunk of `pixels` pixels by `count_each`, first offering it to the warp's vote of
 // count_flat_voted when the kernel takes one (the flat test is dead code otherwise).
 template <bool kWarpVote, class CountEach>
@@ -120,17 +112,21 @@ struct LumaPixels {
   }
 };
 
-// Packed 4:2:2 YUV: 8 pixels a chunk, two in each 32-bit word, their luma bytes `shift` and
-// `shift` + 16 bits up.
+// Packed 4:2:2 YUV: 8 pixels a chunk, two in each 32-bit word, their luma bytes kLuma and
+// kLuma + 2 (YUY2 and YVYU 0, UYVY 1). As a template parameter the luma's place is known when the
+// kernel is compiled: each luma byte is taken out and put back by one byte permute.
+template <int kLuma>
 struct PackedYuvPixels {
   static constexpr int kPixelBytes = 2;
   static constexpr int kVectors = 1;
   static constexpr int kChunkPixels = 8;
   static constexpr bool kRgbTables = false;
-  int luma;
-  int shift;
-  explicit __device__ PackedYuvPixels(const PixelLayout &layout)
-      : luma(layout.luma), shift(8 * layout.luma) {}
+  // __byte_perm selectors: the first and second luma of a word as a number, and a word with byte
+  // 0 of the second operand in place of its first and second luma.
+  static constexpr unsigned kFirst = 0x4440u | kLuma, kSecond = 0x4440u | (kLuma + 2);
+  static constexpr unsigned kWithFirst = 0x3210u + ((4u - kLuma) << 4 * kLuma);
+  static constexpr unsigned kWithSecond = 0x3210u + ((4u - (kLuma + 2)) << 4 * (kLuma + 2));
+  explicit __device__ PackedYuvPixels(const PixelLayout &) {}
 
   template <bool kWarpVote>
   __device__ void count(unsigned *bins, const Chunk<1> &chunk) const {
@@ -138,7 +134,7 @@ struct PackedYuvPixels {
 #pragma unroll
       for (int w = 0; w < 4; ++w) {
         const unsigned word = word_of(chunk, w);
-        const unsigned first = byte_at(word, shift), second = byte_at(word, shift + 16);
+        const unsigned first = __byte_perm(word, 0, kFirst), second = __byte_perm(word, 0, kSecond);
         if (first == second) {
           atomicAdd(&bins[first], 2u);
         } else {
@@ -147,39 +143,45 @@ struct PackedYuvPixels {
         }
       }
     };
-    const unsigned mask = 0x00ff00ffu << shift;
-    const unsigned level = byte_at(chunk.v[0].x, shift);
-    const unsigned flat_word = (level * 0x00010001u) << shift;
-    const bool flat = (chunk.v[0].x & mask) == flat_word && (chunk.v[0].y & mask) == flat_word &&
-                      (chunk.v[0].z & mask) == flat_word && (chunk.v[0].w & mask) == flat_word;
+    constexpr unsigned kMask = 0x00ff00ffu << 8 * kLuma;
+    const unsigned level = __byte_perm(chunk.v[0].x, 0, kFirst);
+    const unsigned flat_word = (level * 0x00010001u) << 8 * kLuma;
+    const bool flat = (chunk.v[0].x & kMask) == flat_word && (chunk.v[0].y & kMask) == flat_word &&
+                      (chunk.v[0].z & kMask) == flat_word && (chunk.v[0].w & kMask) == flat_word;
     count_chunk_of<kWarpVote>(bins, flat, level, 8u, count_each);
   }
   __device__ Chunk<1> map(Chunk<1> chunk, const MapTables &tables) const {
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       unsigned &word = word_of(chunk, w);
-      word = with_byte(word, shift, tables.lut[byte_at(word, shift)]);
-      word = with_byte(word, shift + 16, tables.lut[byte_at(word, shift + 16)]);
+      const unsigned first = tables.lut[__byte_perm(word, 0, kFirst)];
+      const unsigned second = tables.lut[__byte_perm(word, 0, kSecond)];
+      word = __byte_perm(__byte_perm(word, first, kWithFirst), second, kWithSecond);
     }
     return chunk;
   }
   __device__ void count_pixel(unsigned *bins, const std::uint8_t *pixel) const {
-    atomicAdd(&bins[pixel[luma]], 1u);
+    atomicAdd(&bins[pixel[kLuma]], 1u);
   }
   __device__ void map_pixel(const std::uint8_t *pixel, std::uint8_t *out,
                             const MapTables &tables) const {
-    out[1 - luma] = pixel[1 - luma];
-    out[luma] = std::uint8_t(tables.lut[pixel[luma]]);
+    out[1 - kLuma] = pixel[1 - kLuma];
+    out[kLuma] = std::uint8_t(tables.lut[pixel[kLuma]]);
   }
 };
 
-// rgb.h's rule for a pixel of luma y whose R, G and B are bytes 0, 1 and 2 of `rgb`: the mapped
-// channels at the same bytes, byte 3 zero. The LUT is read only where y is 0, the one luma whose
-// channels are lifted rather than scaled.
-__device__ __forceinline__ unsigned map_rgb(unsigned rgb, unsigned y, const MapTables &tables) {
-  std::uint8_t r = std::uint8_t(rgb), g = std::uint8_t(rgb >> 8), b = std::uint8_t(rgb >> 16);
-  rgb_scale_pixel(r, g, b, y, y ? 0u : tables.lut[0], tables.rgb->gain[y], *tables.rgb);
-  return unsigned(r) | unsigned(g) << 8 | unsigned(b) << 16;
+// rgb.h's rule for a pixel of luma y, its channels mapped as rgb_scale_q16 leaves them (each
+// level in byte 2 of its word), for byte permutes to put in place. The LUT is read only where y
+// is 0, the one luma whose channels are lifted rather than scaled.
+__device__ __forceinline__ RgbScaled map_rgb(unsigned r, unsigned g, unsigned b, unsigned y,
+                                             const MapTables &tables) {
+  return rgb_scale_q16_pixel(r, g, b, y, y ? 0u : tables.lut[0], tables.rgb->gain[y], *tables.rgb);
+}
+
+// Byte 2 of `low` and of `high`, as bytes 0 and 1 (bytes 2 and 3 are byte 2 of `low` again):
+// two mapped levels side by side.
+__device__ __forceinline__ unsigned two_levels(unsigned low, unsigned high) {
+  return __byte_perm(low, high, 0x2262u);
 }
 
 // rgb_luma of the R, G and B bytes of a 32-bit word, by two byte dot products (DP4A) where the
@@ -200,9 +202,9 @@ struct LumaDot {
 
 // Packed RGB of 4 bytes a pixel (RGBx, RGBA, ...): 4 pixels a chunk, one in each word, its
 // channels at the layout's bytes; the fourth byte is kept. Mapping permutes each word to R, G, B
-// from byte 0 up (one PRMT), so the channels sit at bytes known when the kernel is compiled, and
-// permutes the mapped channels back beside the kept byte (one more). A row's tail pixel is
-// gathered into a word and takes the same steps.
+// and the kept byte from byte 0 up (one PRMT), so the channels sit at bytes known when the
+// kernel is compiled, and three more put the mapped levels and the kept byte in the layout's
+// order. A row's tail pixel is gathered into a word and takes the same steps.
 struct Rgb4Pixels {
   static constexpr int kPixelBytes = 4;
   static constexpr int kVectors = 1;
@@ -210,13 +212,13 @@ struct Rgb4Pixels {
   static constexpr bool kRgbTables = true;
   LumaDot luma_of;
   unsigned to_rgb;    // __byte_perm selector: R, G, B, the kept byte from byte 0 up
-  unsigned from_rgb;  // __byte_perm(rgb, word, from_rgb): the layout's order again
+  unsigned in_place;  // __byte_perm(R and G, B and the kept byte, in_place): the layout's order
   explicit __device__ Rgb4Pixels(const PixelLayout &layout)
       : luma_of(layout.matrix, layout.red, layout.green, layout.blue) {
     const int kept = 6 - layout.red - layout.green - layout.blue;
     to_rgb = unsigned(layout.red | layout.green << 4 | layout.blue << 8 | kept << 12);
-    from_rgb = 0u << 4 * layout.red | 1u << 4 * layout.green | 2u << 4 * layout.blue |
-               unsigned(4 + kept) << 4 * kept;
+    in_place =
+        0u << 4 * layout.red | 1u << 4 * layout.green | 4u << 4 * layout.blue | 5u << 4 * kept;
   }
 
   template <bool kWarpVote>
@@ -226,8 +228,12 @@ struct Rgb4Pixels {
     count_lumas<kWarpVote>(bins, y, y[0] == y[1] && y[0] == y[2] && y[0] == y[3]);
   }
   __device__ unsigned map_word(unsigned word, const MapTables &tables) const {
-    return __byte_perm(map_rgb(__byte_perm(word, 0, to_rgb), luma_of(word), tables), word,
-                       from_rgb);
+    const unsigned rgb = __byte_perm(word, 0, to_rgb);
+    const RgbScaled scaled = map_rgb(std::uint8_t(rgb), std::uint8_t(rgb >> 8),
+                                     std::uint8_t(rgb >> 16), luma_of(word), tables);
+    // B's level beside the kept byte (byte 3 of `rgb`).
+    const unsigned blue_kept = __byte_perm(scaled.b, rgb, 0x2272u);
+    return __byte_perm(two_levels(scaled.r, scaled.g), blue_kept, in_place);
   }
   __device__ Chunk<1> map(Chunk<1> chunk, const MapTables &tables) const {
 #pragma unroll
@@ -267,10 +273,6 @@ struct Rgb3Pixels {
     return __byte_perm(word_of(chunk, k), word_of(chunk, o <= 1 ? k : k + 1),
                        unsigned((o + kRed) | (o + 1) << 4 | (o + kBlue) << 8));
   }
-  static __device__ void set_byte(Chunk<3> &chunk, int k, unsigned value) {
-    unsigned &word = word_of(chunk, k / 4);
-    word = with_byte(word, 8 * (k % 4), value);
-  }
   template <bool kWarpVote>
   __device__ void count(unsigned *bins, const Chunk<3> &chunk) const {
     unsigned y[kChunkPixels];
@@ -282,14 +284,30 @@ struct Rgb3Pixels {
     }
     count_lumas<kWarpVote>(bins, y, flat);
   }
+  // Pixel p's channels, mapped, in the order of its bytes.
+  __device__ void map_pixel_at(const Chunk<3> &chunk, int p, const MapTables &tables,
+                               unsigned *scaled_bytes) const {
+    const unsigned rgb = rgb_of(chunk, p);
+    const RgbScaled scaled = map_rgb(std::uint8_t(rgb), std::uint8_t(rgb >> 8),
+                                     std::uint8_t(rgb >> 16), luma_of(rgb), tables);
+    scaled_bytes[kRed] = scaled.r;
+    scaled_bytes[1] = scaled.g;
+    scaled_bytes[kBlue] = scaled.b;
+  }
+  // Four pixels at a time, whose twelve bytes are three whole words: each word is its four
+  // mapped levels, put side by side by three byte permutes.
   __device__ Chunk<3> map(Chunk<3> chunk, const MapTables &tables) const {
 #pragma unroll
-    for (int p = 0; p < kChunkPixels; ++p) {
-      const unsigned rgb = rgb_of(chunk, p);
-      const unsigned mapped = map_rgb(rgb, luma_of(rgb), tables);
-      set_byte(chunk, 3 * p + kRed, byte_at(mapped, 0));
-      set_byte(chunk, 3 * p + 1, byte_at(mapped, 8));
-      set_byte(chunk, 3 * p + kBlue, byte_at(mapped, 16));
+    for (int quad = 0; quad < kChunkPixels / 4; ++quad) {
+      unsigned scaled[12];
+#pragma unroll
+      for (int p = 0; p < 4; ++p) map_pixel_at(chunk, 4 * quad + p, tables, scaled + 3 * p);
+#pragma unroll
+      for (int w = 0; w < 3; ++w) {
+        const unsigned *levels = scaled + 4 * w;
+        word_of(chunk, 3 * quad + w) = __byte_perm(two_levels(levels[0], levels[1]),
+                                                   two_levels(levels[2], levels[3]), 0x5410u);
+      }
     }
     return chunk;
   }
@@ -302,10 +320,11 @@ struct Rgb3Pixels {
   __device__ void map_pixel(const std::uint8_t *pixel, std::uint8_t *out,
                             const MapTables &tables) const {
     const unsigned rgb = rgb_at(pixel);
-    const unsigned mapped = map_rgb(rgb, luma_of(rgb), tables);
-    out[kRed] = std::uint8_t(mapped);
-    out[1] = std::uint8_t(mapped >> 8);
-    out[kBlue] = std::uint8_t(mapped >> 16);
+    const RgbScaled scaled = map_rgb(std::uint8_t(rgb), std::uint8_t(rgb >> 8),
+                                     std::uint8_t(rgb >> 16), luma_of(rgb), tables);
+    out[kRed] = std::uint8_t(scaled.r >> 16);
+    out[1] = std::uint8_t(scaled.g >> 16);
+    out[kBlue] = std::uint8_t(scaled.b >> 16);
   }
 };
 

@@ -137,12 +137,14 @@ struct PixelsOf {
 };
 
 // Calls `f` with PixelsOf<the Pixels that walk `layout`>: the 4-byte RGB formats differ only in
-// their channels' shifts, the 3-byte ones in which end holds red.
+// their channels' shifts, the 3-byte ones in which end holds red, packed YUV in which byte of a
+// pixel is its luma.
 template <class F>
 auto with_pixels(const PixelLayout &layout, F &&f) {
   switch (layout.packing) {
     case Packing::kPackedYuv:
-      return f(PixelsOf<PackedYuvPixels>{});
+      return layout.luma == 0 ? f(PixelsOf<PackedYuvPixels<0>>{})
+                              : f(PixelsOf<PackedYuvPixels<1>>{});
     case Packing::kRgb:
       if (layout.pixel_bytes == 4) return f(PixelsOf<Rgb4Pixels>{});
       return layout.red == 0 ? f(PixelsOf<Rgb3Pixels<true>>{}) : f(PixelsOf<Rgb3Pixels<false>>{});
