@@ -170,12 +170,13 @@ struct PackedYuvPixels {
   }
 };
 
-// rgb.h's rule for a pixel of luma y, its channels mapped as rgb_scale_q16 leaves them (each
-// level in byte 2 of its word), for byte permutes to put in place. The LUT is read only where y
-// is 0, the one luma whose channels are lifted rather than scaled.
-__device__ __forceinline__ RgbScaled map_rgb(unsigned r, unsigned g, unsigned b, unsigned y,
-                                             const MapTables &tables) {
-  return rgb_scale_q16_pixel(r, g, b, y, y ? 0u : tables.lut[0], tables.rgb->gain[y], *tables.rgb);
+// rgb.h's rule for a pixel of luma y whose R, G and B are bytes 0, 1 and 2 of `rgb`, its channels
+// mapped as rgb_scale_q16 leaves them (each level in byte 2 of its word), for byte permutes to
+// put in place. The LUT is read only where y is 0, the one luma whose channels are lifted rather
+// than scaled.
+__device__ __forceinline__ RgbScaled map_rgb(unsigned rgb, unsigned y, const MapTables &tables) {
+  return rgb_scale_q16_pixel(std::uint8_t(rgb), std::uint8_t(rgb >> 8), std::uint8_t(rgb >> 16), y,
+                             y ? 0u : tables.lut[0], tables.rgb->gain[y], *tables.rgb);
 }
 
 // Byte 2 of `low` and of `high`, as bytes 0 and 1 (bytes 2 and 3 are byte 2 of `low` again):
@@ -229,8 +230,7 @@ struct Rgb4Pixels {
   }
   __device__ unsigned map_word(unsigned word, const MapTables &tables) const {
     const unsigned rgb = __byte_perm(word, 0, to_rgb);
-    const RgbScaled scaled = map_rgb(std::uint8_t(rgb), std::uint8_t(rgb >> 8),
-                                     std::uint8_t(rgb >> 16), luma_of(word), tables);
+    const RgbScaled scaled = map_rgb(rgb, luma_of(word), tables);
     // B's level beside the kept byte (byte 3 of `rgb`).
     const unsigned blue_kept = __byte_perm(scaled.b, rgb, 0x2272u);
     return __byte_perm(two_levels(scaled.r, scaled.g), blue_kept, in_place);
@@ -288,8 +288,7 @@ struct Rgb3Pixels {
   __device__ void map_pixel_at(const Chunk<3> &chunk, int p, const MapTables &tables,
                                unsigned *scaled_bytes) const {
     const unsigned rgb = rgb_of(chunk, p);
-    const RgbScaled scaled = map_rgb(std::uint8_t(rgb), std::uint8_t(rgb >> 8),
-                                     std::uint8_t(rgb >> 16), luma_of(rgb), tables);
+    const RgbScaled scaled = map_rgb(rgb, luma_of(rgb), tables);
     scaled_bytes[kRed] = scaled.r;
     scaled_bytes[1] = scaled.g;
     scaled_bytes[kBlue] = scaled.b;
@@ -320,8 +319,7 @@ struct Rgb3Pixels {
   __device__ void map_pixel(const std::uint8_t *pixel, std::uint8_t *out,
                             const MapTables &tables) const {
     const unsigned rgb = rgb_at(pixel);
-    const RgbScaled scaled = map_rgb(std::uint8_t(rgb), std::uint8_t(rgb >> 8),
-                                     std::uint8_t(rgb >> 16), luma_of(rgb), tables);
+    const RgbScaled scaled = map_rgb(rgb, luma_of(rgb), tables);
     out[kRed] = std::uint8_t(scaled.r >> 16);
     out[1] = std::uint8_t(scaled.g >> 16);
     out[kBlue] = std::uint8_t(scaled.b >> 16);
