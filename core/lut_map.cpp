@@ -139,6 +139,11 @@ void MapWordRows(LumaPlane16 plane, int row_begin, int row_end, SampleLayout lay
   }
 }
 
+// The target this copy of the file is compiled for, named where dispatch lands.
+const char *TargetNameHere() {
+  return hwy::TargetName(HWY_TARGET);
+}
+
 }  // namespace HWY_NAMESPACE
 }  // namespace histeq
 HWY_AFTER_NAMESPACE();
@@ -160,6 +165,11 @@ inline std::uint64_t map_word(std::uint64_t w, const std::uint8_t *lut) {
 }  // namespace
 
 HWY_EXPORT(MapRows);
+HWY_EXPORT(TargetNameHere);
+
+const char *simd_target_name() {
+  return HWY_DYNAMIC_DISPATCH(TargetNameHere)();
+}
 
 void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut) {
   HWY_DYNAMIC_DISPATCH(MapRows)(plane, row_begin, row_end, lut);

@@ -17,6 +17,10 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 // The same, one sample at a time: the reference apply_lut must equal.
 void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
 
+// The name of the SIMD target that apply_lut and the core's other dispatched passes run on now
+// (Highway's name: "AVX3_DL", "AVX2", "NEON", ...).
+const char *simd_target_name();
+
 // A LUT of a word layout's levels as the SIMD map reads it, made once per frame: widened to 32
 // bits for gathers, and for levels of up to kBytePermuteBits split into the bytes of its entries,
 // which CPUs with AVX-512 VBMI look up 128 at a time by byte permutes (padded with zeros to whole

@@ -30,6 +30,7 @@
 #include "frame_a_thread.h"
 #include "frame_stats.h"
 #include "frames.h"
+#include "lut_map.h"
 #include "params.h"
 #include "passes_table.h"
 #include "side_by_side.h"
@@ -218,6 +219,8 @@ int main(int argc, char **argv) {
                (widest = simd_target_named(argv[i + 1]))) {
       ++i;
       // Highway's better targets have the lower bits: every one better than this is set aside.
+      // Highway 1.0's SupportedTargets() chooses the dispatch target again from every target
+      // the CPU has, so nothing here calls it after this.
       hwy::DisableTargets(widest - 1);
     } else {
       std::fprintf(stderr,
@@ -227,11 +230,10 @@ int main(int argc, char **argv) {
     }
   }
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-  const std::int64_t supported = hwy::SupportedTargets();
   std::printf(
       "histeq-cpu-bench: CPU core against OpenCV %s cv::equalizeHist, frames per second "
       "(median of %d runs), %u cores, SIMD target %s\n",
-      CV_VERSION, runs, cores, hwy::TargetName(supported & -supported));
+      CV_VERSION, runs, cores, histeq::simd_target_name());
   std::printf("%-10s %-9s %-8s %10s %10s %7s %10s %8s  %s\n", "size", "content", "threads",
               "histeq", "OpenCV", "ratio", "+options", "cost", "bytes");
   int mismatches = 0;

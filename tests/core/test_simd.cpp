@@ -43,6 +43,24 @@ class ForcedTarget {
 
 }  // namespace
 
+TEST(SimdTarget, DispatchRunsTheForcedTarget) {
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    EXPECT_STREQ(histeq::simd_target_name(), hwy::TargetName(target));
+  }
+}
+
+// histeq-cpu-bench's --widest-target: targets set aside by DisableTargets are not dispatched to.
+TEST(SimdTarget, DisabledTargetsAreNotDispatched) {
+  const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
+  if (targets.size() < 2) GTEST_SKIP() << "this CPU runs one SIMD target";
+  hwy::DisableTargets(targets[0]);
+  const std::string capped = histeq::simd_target_name();
+  hwy::DisableTargets(0);
+  EXPECT_EQ(capped, hwy::TargetName(targets[1]));
+  EXPECT_STREQ(histeq::simd_target_name(), hwy::TargetName(targets[0]));
+}
+
 TEST(ApplyLut, EveryTargetEqualsTheScalarReference) {
   const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();
   ASSERT_FALSE(targets.empty());
