@@ -12,6 +12,8 @@
 #include <hwy/foreach_target.h>  // IWYU pragma: keep
 #include <hwy/highway.h>
 
+#include "lut_lookup-inl.h"
+
 HWY_BEFORE_NAMESPACE();
 namespace histeq {
 namespace HWY_NAMESPACE {
@@ -33,10 +35,10 @@ void BlendRow(const ClaheRow &row, std::uint8_t *HWY_RESTRICT levels, int width)
     const auto v = hn::PromoteTo(di, hn::LoadU(d8, levels + x));
     const auto left = hn::Add(hn::LoadU(di, row.first_offset + x), v);
     const auto right = hn::Add(hn::LoadU(di, row.second_offset + x), v);
-    const auto l11 = hn::ConvertTo(df, hn::GatherIndex(di, row.upper, left));
-    const auto l12 = hn::ConvertTo(df, hn::GatherIndex(di, row.upper, right));
-    const auto l21 = hn::ConvertTo(df, hn::GatherIndex(di, row.lower, left));
-    const auto l22 = hn::ConvertTo(df, hn::GatherIndex(di, row.lower, right));
+    const auto l11 = hn::ConvertTo(df, GatherLanes(di, row.upper, left));
+    const auto l12 = hn::ConvertTo(df, GatherLanes(di, row.upper, right));
+    const auto l21 = hn::ConvertTo(df, GatherLanes(di, row.lower, left));
+    const auto l22 = hn::ConvertTo(df, GatherLanes(di, row.lower, right));
     const auto w = hn::LoadU(df, row.weight + x);
     const auto w1 = hn::Sub(one, w);
     const auto upper = hn::Add(hn::Mul(l11, w1), hn::Mul(l12, w));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// LookUp, a byte lookup through a 256-entry LUT on each Highway target; included per target by
-// the files that map bytes (lut_map.cpp, packed_map.cpp), after hwy/foreach_target.h, with
+// LookUp, a byte lookup through a 256-entry LUT on each Highway target, and GatherLanes, a
+// lookup of wider entries by lane; included per target by the files that map samples through
+// tables (lut_map.cpp, packed_map.cpp, clahe_blend.cpp), after hwy/foreach_target.h, with
 // Highway's per-target include guard.
 #if defined(HISTEQ_LUT_LOOKUP_INL_H_) == defined(HWY_TARGET_TOGGLE)
 #ifdef HISTEQ_LUT_LOOKUP_INL_H_
@@ -9,6 +10,7 @@
 #define HISTEQ_LUT_LOOKUP_INL_H_
 #endif
 
+#include <cstddef>
 #include <cstdint>
 
 #include <hwy/highway.h>
@@ -33,6 +35,30 @@ HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT
     mapped = hn::IfThenElse(hn::Eq(high, hn::Set(d, std::uint8_t(slice))), looked_up, mapped);
   }
   return mapped;
+}
+
+// table[index] in each lane. On AVX2 one lane at a time: its gather (VPGATHERDD) took about twice
+// as long as scalar loads of the same lanes in the word map (bench/README.md). The empty asm
+// keeps the compiler from turning the loop back into a gather. AVX-512's 16-lane gather measured
+// no slower than 16 scalar loads, whose vector is then read back from memory; SSE4 has no gather
+// (Highway's GatherIndex loads lanes one by one there), and NEON and SVE keep GatherIndex.
+template <class D, typename T = hn::TFromD<D>>
+HWY_INLINE hn::Vec<D> GatherLanes(D d, const T *HWY_RESTRICT table,
+                                  hn::Vec<hn::RebindToSigned<D>> index) {
+#if HWY_TARGET == HWY_AVX2
+  const hn::RebindToSigned<D> di;
+  alignas(HWY_MAX_BYTES) hn::TFromD<decltype(di)> at[HWY_MAX_BYTES / sizeof(T)];
+  alignas(HWY_MAX_BYTES) T out[HWY_MAX_BYTES / sizeof(T)];
+  hn::Store(index, di, at);
+  for (std::size_t i = 0; i < hn::Lanes(d); ++i) {
+    auto k = at[i];
+    asm("" : "+r"(k));
+    out[i] = table[k];
+  }
+  return hn::Load(d, out);
+#else
+  return hn::GatherIndex(d, table, index);
+#endif
 }
 
 // HISTEQ_BYTE_PERMUTES: whether this target has AVX-512 VBMI's permutes of the bytes of a

@@ -132,7 +132,7 @@ void MapWordRows(LumaPlane16 plane, int row_begin, int row_end, SampleLayout lay
     for (; x + lanes <= plane.width; x += lanes) {
       const auto words = hn::PromoteTo(di, hn::LoadU(d16, p + x));
       const auto levels = hn::Min(hn::ShiftRightSame(words, layout.shift), top);
-      const auto mapped = hn::ShiftLeftSame(hn::GatherIndex(di, wide, levels), layout.shift);
+      const auto mapped = hn::ShiftLeftSame(GatherLanes(di, wide, levels), layout.shift);
       hn::StoreU(hn::DemoteTo(d16, mapped), d16, p + x);
     }
     for (; x < plane.width; ++x) p[x] = layout.word_of(std::uint32_t(wide[layout.level_of(p[x])]));

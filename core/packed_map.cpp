@@ -4,10 +4,10 @@
 // Packed RGB: rgb.h's rule in 32-bit lanes, one pixel a lane; 4-byte pixels are read as words
 // and their channels taken out (by byte shuffles with AVX-512 VBMI, else shifted out), 3-byte
 // pixels deinterleaved (or, with VBMI, permuted into words). Where one LUT serves the frame, the
-// gain comes from rgb.h's table by the luma the count wrote (on AVX2 and AVX-512 without VBMI,
-// divided in the lanes from the mapped luma), and the headroom is divided in the lanes for steps
-// where a pixel would clip. Where each pixel has its own mapping (CLAHE), both are divided in the
-// lanes.
+// gain comes from rgb.h's table by the luma the count wrote (for 4-byte pixels on AVX-512
+// without VBMI, divided in the lanes from the mapped luma), and the headroom is divided in the
+// lanes for steps where a pixel would clip. Where each pixel has its own mapping (CLAHE), both are
+// divided in the lanes.
 #include "packed_map.h"
 
 #include <cstddef>
@@ -516,12 +516,12 @@ HWY_INLINE void StoreGainWords(const hn::Vec512<std::uint8_t> (&bytes)[3], std::
 // One table serves the whole frame. Each row's gains are looked up by its luma: where LookUp is
 // a byte permute, as their three bytes, a vector of pixels at a time, put together as words into
 // `gain_words` (a row of the frame's width): three lookups, a permute and eight unpacks per 64
-// pixels against a gather of 16 lanes per 16. For 4-byte pixels on AVX2 and AVX-512 without
-// VBMI the row's mapped luma is looked up instead, by one byte LookUp, and each gain divided in
-// the lanes (Gain): their gathers load each lane alone, and the division measured faster there.
-// 3-byte pixels, whose deinterleaving keeps the shuffle units busy, and the other targets (SSE4,
-// NEON) gather the gains: the lookup's shuffles made them slower (bench/README.md).
-#if HWY_TARGET == HWY_AVX2 || HWY_TARGET == HWY_AVX3
+// pixels against a gather of 16 lanes per 16. For 4-byte pixels on AVX-512 without VBMI the
+// row's mapped luma is looked up instead, by one byte LookUp, and each gain divided in the lanes
+// (Gain), which measured faster there than its gather. 3-byte pixels, whose deinterleaving keeps
+// the shuffle units busy, and the other targets gather the gains (GatherLanes), which measured
+// faster there than the lookup and the division (bench/README.md).
+#if HWY_TARGET == HWY_AVX3
 constexpr bool kGainByDivision = true;
 #else
 constexpr bool kGainByDivision = false;
@@ -584,7 +584,7 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
             } else if (gain_by_division) {
               gain = Gain(levels, hn::PromoteTo(d32, hn::LoadU(d8_32, mapped_row.data() + x)));
             } else {
-              gain = hn::GatherIndex(d32, tables.gain, hn::BitCast(di32, levels));
+              gain = GatherLanes(d32, tables.gain, hn::BitCast(di32, levels));
             }
             MapChannels<kBlack>(r, g, b, levels, gain, lift);
           },
