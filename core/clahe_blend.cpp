@@ -6,6 +6,7 @@
 #include "clahe_blend.h"
 
 #include "clahe.h"
+#include "lut_map.h"
 
 #undef HWY_TARGET_INCLUDE
 #define HWY_TARGET_INCLUDE "clahe_blend.cpp"
@@ -30,15 +31,16 @@ void BlendRow(const ClaheRow &row, std::uint8_t *HWY_RESTRICT levels, int width)
   const auto row_weight = hn::Set(df, row.row_weight);
   const auto row_weight1 = hn::Set(df, sub_rn(1.0f, row.row_weight));
   const auto top = hn::Set(di, std::int32_t(row.top));
+  const bool one_by_one = gathers_are_slow();
   int x = 0;
   for (; x + lanes <= width; x += lanes) {
     const auto v = hn::PromoteTo(di, hn::LoadU(d8, levels + x));
     const auto left = hn::Add(hn::LoadU(di, row.first_offset + x), v);
     const auto right = hn::Add(hn::LoadU(di, row.second_offset + x), v);
-    const auto l11 = hn::ConvertTo(df, GatherLanes(di, row.upper, left));
-    const auto l12 = hn::ConvertTo(df, GatherLanes(di, row.upper, right));
-    const auto l21 = hn::ConvertTo(df, GatherLanes(di, row.lower, left));
-    const auto l22 = hn::ConvertTo(df, GatherLanes(di, row.lower, right));
+    const auto l11 = hn::ConvertTo(df, GatherLanes(di, row.upper, left, one_by_one));
+    const auto l12 = hn::ConvertTo(df, GatherLanes(di, row.upper, right, one_by_one));
+    const auto l21 = hn::ConvertTo(df, GatherLanes(di, row.lower, left, one_by_one));
+    const auto l22 = hn::ConvertTo(df, GatherLanes(di, row.lower, right, one_by_one));
     const auto w = hn::LoadU(df, row.weight + x);
     const auto w1 = hn::Sub(one, w);
     const auto upper = hn::Add(hn::Mul(l11, w1), hn::Mul(l12, w));

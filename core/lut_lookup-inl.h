@@ -37,28 +37,31 @@ HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT
   return mapped;
 }
 
-// table[index] in each lane. On AVX2 one lane at a time: its gather (VPGATHERDD) took about twice
-// as long as scalar loads of the same lanes in the word map (bench/README.md). The empty asm
-// keeps the compiler from turning the loop back into a gather. AVX-512's 16-lane gather measured
-// no slower than 16 scalar loads, whose vector is then read back from memory; SSE4 has no gather
-// (Highway's GatherIndex loads lanes one by one there), and NEON and SVE keep GatherIndex.
+// table[index] in each lane. With AVX2 on a CPU whose gathers are slow (gathers_are_slow), one
+// lane at a time: the empty asm keeps the compiler from turning the loop back into a gather.
+// Elsewhere Highway's GatherIndex: a gather instruction where the target has one (AVX-512's
+// 16-lane gather measured no slower than 16 scalar loads whose vector is then read back from
+// memory), lanes one by one where it has not (SSE4).
 template <class D, typename T = hn::TFromD<D>>
 HWY_INLINE hn::Vec<D> GatherLanes(D d, const T *HWY_RESTRICT table,
-                                  hn::Vec<hn::RebindToSigned<D>> index) {
+                                  hn::Vec<hn::RebindToSigned<D>> index, bool one_by_one) {
 #if HWY_TARGET == HWY_AVX2
-  const hn::RebindToSigned<D> di;
-  alignas(HWY_MAX_BYTES) hn::TFromD<decltype(di)> at[HWY_MAX_BYTES / sizeof(T)];
-  alignas(HWY_MAX_BYTES) T out[HWY_MAX_BYTES / sizeof(T)];
-  hn::Store(index, di, at);
-  for (std::size_t i = 0; i < hn::Lanes(d); ++i) {
-    auto k = at[i];
-    asm("" : "+r"(k));
-    out[i] = table[k];
+  if (one_by_one) {
+    const hn::RebindToSigned<D> di;
+    alignas(HWY_MAX_BYTES) hn::TFromD<decltype(di)> at[HWY_MAX_BYTES / sizeof(T)];
+    alignas(HWY_MAX_BYTES) T out[HWY_MAX_BYTES / sizeof(T)];
+    hn::Store(index, di, at);
+    for (std::size_t i = 0; i < hn::Lanes(d); ++i) {
+      auto k = at[i];
+      asm("" : "+r"(k));
+      out[i] = table[k];
+    }
+    return hn::Load(d, out);
   }
-  return hn::Load(d, out);
 #else
-  return hn::GatherIndex(d, table, index);
+  static_cast<void>(one_by_one);
 #endif
+  return hn::GatherIndex(d, table, index);
 }
 
 // HISTEQ_BYTE_PERMUTES: whether this target has AVX-512 VBMI's permutes of the bytes of a

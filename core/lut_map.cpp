@@ -122,6 +122,7 @@ void MapWordRows(LumaPlane16 plane, int row_begin, int row_end, SampleLayout lay
   const int lanes = HWY_TARGET == HWY_SCALAR ? plane.width + 1 : int(hn::Lanes(di));
   const auto top = hn::Set(di, std::int32_t(layout.levels() - 1));
   const std::int32_t *HWY_RESTRICT wide = lut.wide.data();
+  const bool one_by_one = gathers_are_slow();
   for (int y = row_begin; y < row_end; ++y) {
     std::uint16_t *HWY_RESTRICT p = plane.row(y);
     int x = 0;
@@ -132,7 +133,8 @@ void MapWordRows(LumaPlane16 plane, int row_begin, int row_end, SampleLayout lay
     for (; x + lanes <= plane.width; x += lanes) {
       const auto words = hn::PromoteTo(di, hn::LoadU(d16, p + x));
       const auto levels = hn::Min(hn::ShiftRightSame(words, layout.shift), top);
-      const auto mapped = hn::ShiftLeftSame(GatherLanes(di, wide, levels), layout.shift);
+      const auto mapped =
+          hn::ShiftLeftSame(GatherLanes(di, wide, levels, one_by_one), layout.shift);
       hn::StoreU(hn::DemoteTo(d16, mapped), d16, p + x);
     }
     for (; x < plane.width; ++x) p[x] = layout.word_of(std::uint32_t(wide[layout.level_of(p[x])]));
@@ -169,6 +171,15 @@ HWY_EXPORT(TargetNameHere);
 
 const char *simd_target_name() {
   return HWY_DYNAMIC_DISPATCH(TargetNameHere)();
+}
+
+bool gathers_are_slow() {
+#if HWY_ARCH_X86 && (defined(__GNUC__) || defined(__clang__))
+  static const bool amd = __builtin_cpu_is("amd");
+  return amd;
+#else
+  return false;
+#endif
 }
 
 void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut) {

@@ -17,6 +17,11 @@ void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t 
 // The same, one sample at a time: the reference apply_lut must equal.
 void apply_lut_scalar(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut);
 
+// Whether this CPU's AVX2 gathers load table entries slower than scalar loads of the same lanes
+// do, so that the SIMD passes load them lane by lane: AMD's (the AMD EPYC this was measured on
+// took twice as long by VPGATHERDD; the Intel Xeon beside the GPU as long or less).
+bool gathers_are_slow();
+
 // The name of the SIMD target that apply_lut and the core's other dispatched passes run on now
 // (Highway's name: "AVX3_DL", "AVX2", "NEON", ...).
 const char *simd_target_name();

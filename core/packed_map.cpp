@@ -4,10 +4,9 @@
 // Packed RGB: rgb.h's rule in 32-bit lanes, one pixel a lane; 4-byte pixels are read as words
 // and their channels taken out (by byte shuffles with AVX-512 VBMI, else shifted out), 3-byte
 // pixels deinterleaved (or, with VBMI, permuted into words). Where one LUT serves the frame, the
-// gain comes from rgb.h's table by the luma the count wrote (for 4-byte pixels on AVX-512
-// without VBMI, divided in the lanes from the mapped luma), and the headroom is divided in the
-// lanes for steps where a pixel would clip. Where each pixel has its own mapping (CLAHE), both are
-// divided in the lanes.
+// gain comes from rgb.h's table by the luma the count wrote, and the headroom is divided in the
+// lanes for steps where a pixel would clip. Where each pixel has its own mapping (CLAHE), both
+// are divided in the lanes.
 #include "packed_map.h"
 
 #include <cstddef>
@@ -21,6 +20,7 @@
 #include <hwy/highway.h>
 
 #include "lut_lookup-inl.h"
+#include "lut_map.h"
 
 HWY_BEFORE_NAMESPACE();
 namespace histeq {
@@ -358,14 +358,6 @@ HWY_INLINE V32 DivideExactly(V32 n, V32 d) {
   return hn::BitCast(D32(), hn::ConvertTo(di, hn::Div(to_float(n), to_float(d))));
 }
 
-// rgb_gain in the lanes: the Q16 gain from luma `luma` to `mapped` (a luma of 0 is made 1: such
-// a pixel is black, and its gain is not used).
-HWY_INLINE V32 Gain(V32 luma, V32 mapped) {
-  const D32 d;
-  return DivideExactly(hn::Add(hn::ShiftLeft<16>(mapped), hn::ShiftRight<1>(luma)),
-                       hn::Max(luma, hn::Set(d, 1u)));
-}
-
 // rgb_headroom of the largest channels of a step (a largest of 0 is made 1: such a pixel is
 // black, and its headroom is not used).
 HWY_INLINE V32 Headroom(V32 largest) {
@@ -411,8 +403,11 @@ HWY_INLINE void MapChannels(V32 &r, V32 &g, V32 &b, V32 luma, V32 gain, std::uin
 // used; their divisors are made 1.
 HWY_INLINE void ScaleChannels(V32 &r, V32 &g, V32 &b, V32 luma, V32 mapped) {
   const D32 d;
+  const V32 one = hn::Set(d, 1u);
   const V32 largest = hn::Max(r, hn::Max(g, b));
-  const V32 applied = hn::Min(Gain(luma, mapped), Headroom(largest));
+  const V32 gain = DivideExactly(hn::Add(hn::ShiftLeft<16>(mapped), hn::ShiftRight<1>(luma)),
+                                 hn::Max(luma, one));
+  const V32 applied = hn::Min(gain, Headroom(largest));
   const auto black = hn::Eq(luma, hn::Zero(d));
   const auto scale = [&](V32 channel) {
     return hn::IfThenElse(black, Lifted(channel, mapped), Scaled(channel, applied));
@@ -516,17 +511,7 @@ HWY_INLINE void StoreGainWords(const hn::Vec512<std::uint8_t> (&bytes)[3], std::
 // One table serves the whole frame. Each row's gains are looked up by its luma: where LookUp is
 // a byte permute, as their three bytes, a vector of pixels at a time, put together as words into
 // `gain_words` (a row of the frame's width): three lookups, a permute and eight unpacks per 64
-// pixels against a gather of 16 lanes per 16. For 4-byte pixels on AVX-512 without VBMI the
-// row's mapped luma is looked up instead, by one byte LookUp, and each gain divided in the lanes
-// (Gain), which measured faster there than its gather. 3-byte pixels, whose deinterleaving keeps
-// the shuffle units busy, and the other targets gather the gains (GatherLanes), which measured
-// faster there than the lookup and the division (bench/README.md).
-#if HWY_TARGET == HWY_AVX3
-constexpr bool kGainByDivision = true;
-#else
-constexpr bool kGainByDivision = false;
-#endif
-
+// pixels against a gather of 16 lanes per 16; elsewhere gathered.
 void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
                 const std::uint8_t *HWY_RESTRICT lut, const std::uint8_t *HWY_RESTRICT luma,
                 std::ptrdiff_t luma_stride) {
@@ -536,14 +521,12 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
   const RgbGainTables tables = rgb_gain_tables(lut);
   const WordPacking packing(frame);
   const std::uint32_t lift = lut[0];
+  const bool one_by_one = gathers_are_slow();
   const int width = frame.width;
-  const D8 d8;
-  const int lanes = step_of(d8, width);
   std::vector<std::uint32_t> gain_words;
-  const bool gain_by_division = kGainByDivision && frame.pixel_bytes == 4;
-  std::vector<std::uint8_t> mapped_row;
-  if (gain_by_division) mapped_row.resize(std::size_t(width));
 #if HISTEQ_BYTE_PERMUTES
+  const D8 d8;
+  const int lanes = int(hn::Lanes(d8));
   GainBytes bytes{};
   for (int v = 0; v < 256; ++v)
     for (int b = 0; b < 3; ++b) bytes.of[b][v] = std::uint8_t(tables.gain[v] >> (8 * b));
@@ -562,12 +545,6 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
     }
     for (; x < width; ++x) gain_words[std::size_t(x)] = tables.gain[row_luma[x]];
 #endif
-    if (gain_by_division) {
-      int x = 0;
-      for (; x + lanes <= width; x += lanes)
-        hn::StoreU(LookUp(d8, hn::LoadU(d8, row_luma + x), lut), d8, mapped_row.data() + x);
-      for (; x < width; ++x) mapped_row[std::size_t(x)] = lut[row_luma[x]];
-    }
     // Rows without a black pixel, most of a frame, skip the lift and read no luma in the lanes
     // where the gain comes from the row's gain words.
     const auto map_row = [&](auto black) {
@@ -581,10 +558,8 @@ void MapRgbRows(const RgbView &frame, int row_begin, int row_end,
             V32 gain;
             if constexpr (kLookUpIsPermute) {
               gain = hn::LoadU(d32, gain_words.data() + x);
-            } else if (gain_by_division) {
-              gain = Gain(levels, hn::PromoteTo(d32, hn::LoadU(d8_32, mapped_row.data() + x)));
             } else {
-              gain = GatherLanes(d32, tables.gain, hn::BitCast(di32, levels));
+              gain = GatherLanes(d32, tables.gain, hn::BitCast(di32, levels), one_by_one);
             }
             MapChannels<kBlack>(r, g, b, levels, gain, lift);
           },
