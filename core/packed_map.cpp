@@ -247,6 +247,55 @@ HWY_INLINE V32 PackWords(const WordPacking &packing, V32 r, V32 g, V32 b, V32 wo
 #endif
 }
 
+#if !HISTEQ_BYTE_PERMUTES && HWY_ARCH_X86 && HWY_TARGET != HWY_SCALAR
+// On x86 without VBMI's permutes, 3-byte pixels a step at a time as the words of 4-byte pixels
+// whose fourth byte is 0, and back, by byte shuffles within each 128-bit block: block b of a step
+// takes the four pixels at bytes 12b to 12b + 11, which a permute of 32-bit lanes moves into it.
+// So 3-byte pixels take the 4-byte pixels' steps, where deinterleaving them (Load3) took up to
+// 1.5x as long in the map and 1.7x in the count (bench/README.md). A step reads a whole vector,
+// four bytes a pixel, a third more than its pixels' bytes. NEON deinterleaves in one instruction.
+#define HISTEQ_RGB3_SHUFFLES 1
+struct Rgb3Shuffles {
+  using D8 = hn::Repartition<std::uint8_t, D32>;
+  using Indices = decltype(hn::SetTableIndices(D32(), static_cast<const std::int32_t *>(nullptr)));
+  hn::Vec<D8> to_words, to_bytes;
+  Indices spread, gather;
+  int bytes;  // of a step's pixels
+
+  Rgb3Shuffles()
+      : to_words(hn::LoadDup128(D8(), kToWords)),
+        to_bytes(hn::LoadDup128(D8(), kToBytes)),
+        spread(hn::SetTableIndices(D32(), kSpread)),
+        gather(hn::SetTableIndices(D32(), kGather)),
+        bytes(3 * int(hn::Lanes(D32()))) {}
+
+  alignas(16) static constexpr std::uint8_t kToWords[16] = {0, 1, 2, 0x80, 3, 4,  5,  0x80,
+                                                            6, 7, 8, 0x80, 9, 10, 11, 0x80};
+  alignas(16) static constexpr std::uint8_t kToBytes[16] = {0,  1,  2,  4,  5,    6,    8,    9,
+                                                            10, 12, 13, 14, 0x80, 0x80, 0x80, 0x80};
+  // Lane i of a step from lane 3 (i / 4) + i % 4 of the bytes read; lane j of the bytes written
+  // from lane 4 (j / 3) + j % 3 of the packed words (the lanes past three quarters are not kept).
+  static constexpr std::int32_t kSpread[16] = {0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9, 9, 10, 11, 12};
+  static constexpr std::int32_t kGather[16] = {0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 0, 0, 0, 0};
+};
+
+HWY_INLINE V32 LoadRgb3Words(const Rgb3Shuffles &shuffles, const std::uint8_t *p) {
+  const Rgb3Shuffles::D8 d8;
+  const V32 spread = hn::TableLookupLanes(hn::BitCast(D32(), hn::LoadU(d8, p)), shuffles.spread);
+  return hn::BitCast(D32(), hn::TableLookupBytesOr0(hn::BitCast(d8, spread), shuffles.to_words));
+}
+
+// The step's pixels' bytes in its first three quarters.
+HWY_INLINE V32 PackRgb3Words(const Rgb3Shuffles &shuffles, V32 words) {
+  const Rgb3Shuffles::D8 d8;
+  const V32 packed =
+      hn::BitCast(D32(), hn::TableLookupBytesOr0(hn::BitCast(d8, words), shuffles.to_bytes));
+  return hn::TableLookupLanes(packed, shuffles.gather);
+}
+#else
+#define HISTEQ_RGB3_SHUFFLES 0
+#endif
+
 HWY_INLINE void Load3(const RgbView &frame, const std::uint8_t *p, V32 &r, V32 &g, V32 &b) {
   const D32 d32;
   const hn::Rebind<std::uint8_t, D32> d8;
@@ -332,6 +381,13 @@ void GatherRgbLuma(const RgbView &frame, int y, int x, int n, std::uint8_t *luma
       LoadRgb3Group(p + 3 * std::ptrdiff_t(i), words);
       for (int k = 0; k < 4; ++k)
         StoreBytes(LumaOfWords(words[k], even, odd), luma + i + lanes * k);
+    }
+#endif
+#if HISTEQ_RGB3_SHUFFLES
+    const Rgb3Shuffles shuffles;
+    for (; 3 * i + 4 * lanes <= 3 * n; i += lanes) {
+      const V32 words = LoadRgb3Words(shuffles, p + 3 * std::ptrdiff_t(i));
+      StoreBytes(LumaOfWords(words, even, odd), luma + i);
     }
 #endif
     for (; i + lanes <= n; i += lanes) {
@@ -451,6 +507,28 @@ HWY_INLINE void ForEachRgbStep(const RgbView &view, const WordPacking &shared_pa
       LoadRgb3Group(q, words);
       for (int k = 0; k < 4; ++k) words[k] = step_words(words[k], x + lanes * k);
       StoreRgb3Group(words, q);
+    }
+#endif
+#if HISTEQ_RGB3_SHUFFLES
+    // A step writes a whole vector too: the quarter past its pixels lands on the next step's
+    // pixels, which were read before it and are written again by their own step. The last
+    // step stores its pixels' bytes alone.
+    const Rgb3Shuffles shuffles;
+    const auto whole = [&](int at) { return 3 * at + 4 * lanes <= 3 * frame.width; };
+    if (whole(x)) {
+      V32 words = LoadRgb3Words(shuffles, p + 3 * std::ptrdiff_t(x));
+      for (;;) {
+        const V32 mapped = PackRgb3Words(shuffles, step_words(words, x));
+        std::uint8_t *q = p + 3 * std::ptrdiff_t(x);
+        x += lanes;
+        if (!whole(x)) {
+          hn::BlendedStore(mapped, hn::FirstN(d32, std::size_t(3 * lanes / 4)), d32,
+                           reinterpret_cast<std::uint32_t *>(q));
+          break;
+        }
+        words = LoadRgb3Words(shuffles, p + 3 * std::ptrdiff_t(x));
+        StoreWords(d32, mapped, q);
+      }
     }
 #endif
     const hn::Rebind<std::uint8_t, D32> d8;
