@@ -4,10 +4,9 @@
 // Packed RGB: rgb.h's rule in 32-bit lanes, one pixel a lane; 4-byte pixels are read as words
 // and their channels taken out (by byte shuffles with AVX-512 VBMI, else shifted out), 3-byte
 // pixels permuted (VBMI) or shuffled (elsewhere on x86) into such words, or deinterleaved
-// (NEON, SVE). Where one LUT serves the frame, the
-// gain comes from rgb.h's table by the luma the count wrote, and the headroom is divided in the
-// lanes for steps where a pixel would clip. Where each pixel has its own mapping (CLAHE), both
-// are divided in the lanes.
+// (NEON, SVE). Where one LUT serves the frame, the gain comes from rgb.h's table by the luma
+// the count wrote, and the headroom is divided in the lanes for steps where a pixel would clip.
+// Where each pixel has its own mapping (CLAHE), both are divided in the lanes.
 #include "packed_map.h"
 
 #include <cstddef>
