@@ -260,14 +260,12 @@ struct Rgb3Shuffles {
   using Indices = decltype(hn::SetTableIndices(D32(), static_cast<const std::int32_t *>(nullptr)));
   hn::Vec<D8> to_words, to_bytes;
   Indices spread, gather;
-  int bytes;  // of a step's pixels
 
   Rgb3Shuffles()
       : to_words(hn::LoadDup128(D8(), kToWords)),
         to_bytes(hn::LoadDup128(D8(), kToBytes)),
         spread(hn::SetTableIndices(D32(), kSpread)),
-        gather(hn::SetTableIndices(D32(), kGather)),
-        bytes(3 * int(hn::Lanes(D32()))) {}
+        gather(hn::SetTableIndices(D32(), kGather)) {}
 
   alignas(16) static constexpr std::uint8_t kToWords[16] = {0, 1, 2, 0x80, 3, 4,  5,  0x80,
                                                             6, 7, 8, 0x80, 9, 10, 11, 0x80};
