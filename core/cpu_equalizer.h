@@ -34,7 +34,7 @@ class BasicCpuEqualizer {
   using Lut =
       std::conditional_t<kBytes, std::array<std::uint8_t, kLevels8>, std::vector<std::uint16_t>>;
 
-  // threads == 0 means one per core.
+  // threads == 0 means one per core this process may use (usable_cores).
   explicit BasicCpuEqualizer(unsigned threads, SampleLayout layout = {});
 
   unsigned threads() const { return pool_->size(); }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "row_pool.h"
+#include "usable_cores.h"
 
 #include <algorithm>
 #include <system_error>
@@ -67,7 +68,7 @@ bool spin_until(const Deadline &deadline, const Ready &ready) {
 }  // namespace
 
 RowPool::RowPool(unsigned threads) {
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = usable_cores();
   requested_ = threads;
   max_chunks_ =
       unsigned(std::min<std::uint64_t>(std::uint64_t(threads) * kChunksPerThread, kMaxChunks));

@@ -29,7 +29,7 @@ class RowPool {
   // finish(thread): thread `thread` has done its last chunk of the run.
   using Finish = std::function<void(unsigned thread)>;
 
-  // threads == 0 means one per core.
+  // threads == 0 means one per core this process may use (usable_cores).
   explicit RowPool(unsigned threads);
   ~RowPool();
   RowPool(const RowPool &) = delete;

@@ -181,8 +181,9 @@ static void gst_hist_eq_class_init(GstHistEqClass *klass) {
       gobject_class, PROP_N_THREADS,
       g_param_spec_uint(
           "n-threads", "Threads",
-          "Worker threads that share the rows of large frames (0 = one per core)", 0, kMaxThreads,
-          kDefaultThreads,
+          "Worker threads that share the rows of large frames (0 = one per core this process may "
+          "use: its CPU affinity and its cgroup's CPU limit)",
+          0, kMaxThreads, kDefaultThreads,
           GParamFlags(G_PARAM_READWRITE | G_PARAM_STATIC_STRINGS | GST_PARAM_MUTABLE_PLAYING)));
 
   histeq_add_pad_templates(element_class, HISTEQ_LUMA_FORMATS ", " HISTEQ_DEEP_LUMA_FORMATS

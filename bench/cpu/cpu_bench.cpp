@@ -18,7 +18,6 @@
 #include <memory>
 #include <string>
 #include <utility>
-#include <thread>
 #include <vector>
 
 #include <hwy/targets.h>
@@ -34,6 +33,7 @@
 #include "params.h"
 #include "passes_table.h"
 #include "side_by_side.h"
+#include "usable_cores.h"
 
 namespace {
 
@@ -229,7 +229,7 @@ int main(int argc, char **argv) {
       return 2;
     }
   }
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = histeq::usable_cores();
   std::printf(
       "histeq-cpu-bench: CPU core against OpenCV %s cv::equalizeHist, frames per second "
       "(median of %d runs), %u cores, SIMD target %s\n",

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "row_pool.h"
+#include "usable_cores.h"
 
 namespace {
 
@@ -93,7 +94,7 @@ int main(int argc, char **argv) {
   std::printf(
       "histeq-pool-bench: frames of two runs of %d chunks of %.0f us on two threads, %d frames, "
       "%u cores\n",
-      kChunks, chunk_us, frames, std::thread::hardware_concurrency());
+      kChunks, chunk_us, frames, histeq::usable_cores());
   std::printf("%-22s %9s %9s %8s   %-14s   %-14s\n", "between frames", "1 thread", "2 threads",
               "speedup", "count: worker", "map: worker");
   std::printf("%-22s %9s %9s %8s   %4s %4s %4s   %4s %4s %4s\n", "", "us", "us (p50)", "", "none",

@@ -19,7 +19,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 extern "C" {
@@ -31,6 +30,7 @@ extern "C" {
 }
 
 #include "cpu_equalizer.h"
+#include "usable_cores.h"
 #include "frames.h"
 
 namespace {
@@ -241,7 +241,7 @@ int main(int argc, char **argv) {
   }
   if (sizes.empty()) sizes = {{1280, 720}, {1920, 1080}, {3840, 2160}};
 
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = histeq::usable_cores();
   std::printf(
       "FFmpeg %s (RGBA, 1 thread) vs histeq CpuEqualizer (RGBA and GRAY8): one run of %d "
       "frames\n",

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "metrics.h"
+#include "usable_cores.h"
 
 namespace quality {
 
@@ -64,7 +65,7 @@ ClipResult measure(const Clip &clip, const std::vector<Contender> &contenders) {
       result.rows[i] = measure_row(clip, contenders[i]);
   };
   std::vector<std::thread> helpers;
-  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned cores = histeq::usable_cores();
   for (unsigned k = 1; k < std::min<std::size_t>(cores, contenders.size()); ++k)
     helpers.emplace_back(work);
   work();
