@@ -73,6 +73,18 @@ void map_rows(const PackedFrame<RgbView> &frame, int begin, int end, const std::
   apply_lut(frame.view, begin, end, lut, frame.luma, frame.luma_stride);
 }
 
+// The one level a histogram holds, or -1 where it holds none or several.
+template <typename Histogram>
+int only_level(const Histogram &histogram, std::uint32_t levels) {
+  int level = -1;
+  for (std::uint32_t v = 0; v < levels; ++v) {
+    if (histogram[v] == 0) continue;
+    if (level >= 0) return -1;
+    level = int(v);
+  }
+  return level;
+}
+
 // Tells the pool that the frame is over, on every way out of equalize_frame.
 struct FrameEnd {
   RowPool &pool;
@@ -168,6 +180,18 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   bool identity = true;
   for (std::uint32_t v = 0; v < levels && identity; ++v) identity = lut_[v] == v;
   if (identity) return lut_;
+  // A plane of one level (a black frame, a flat slate) maps every sample to one value: its rows
+  // are filled with it, with nothing to read or look up.
+  if constexpr (std::is_same_v<View, PlaneView<std::uint8_t>>) {
+    if (const int level = only_level(histogram_, levels); level >= 0) {
+      const std::uint8_t value = lut_[std::size_t(level)];
+      pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
+        for (int y = begin; y < end; ++y)
+          std::memset(frame.row(y), value, std::size_t(frame.width));
+      });
+      return lut_;
+    }
+  }
   // Words are mapped from the LUT made over once for the SIMD map, not once per band.
   if constexpr (!kBytes) word_lut_.assign(lut_.data(), layout_);
   pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {

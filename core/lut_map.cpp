@@ -39,6 +39,18 @@ void MapRows(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *H
   }
 }
 
+void FillRows(LumaPlane8 plane, int row_begin, int row_end, std::uint8_t value) {
+  const hn::ScalableTag<std::uint8_t> d;
+  const auto filled = hn::Set(d, value);
+  const int lanes = int(hn::Lanes(d));
+  for (int y = row_begin; y < row_end; ++y) {
+    std::uint8_t *HWY_RESTRICT p = plane.row(y);
+    int x = 0;
+    for (; x + lanes <= plane.width; x += lanes) hn::StoreU(filled, d, p + x);
+    for (; x < plane.width; ++x) p[x] = value;
+  }
+}
+
 #if HISTEQ_BYTE_PERMUTES
 // Levels of up to WordLut::kBytePermuteBits, 64 words a step, by byte permutes, where a gather
 // loads each entry alone: the levels' low and high bytes packed into a vector each; every
@@ -167,6 +179,7 @@ inline std::uint64_t map_word(std::uint64_t w, const std::uint8_t *lut) {
 }  // namespace
 
 HWY_EXPORT(MapRows);
+HWY_EXPORT(FillRows);
 HWY_EXPORT(TargetNameHere);
 
 const char *simd_target_name() {
@@ -184,6 +197,10 @@ bool gathers_are_slow() {
 
 void apply_lut(LumaPlane8 plane, int row_begin, int row_end, const std::uint8_t *lut) {
   HWY_DYNAMIC_DISPATCH(MapRows)(plane, row_begin, row_end, lut);
+}
+
+void fill_rows(LumaPlane8 plane, int row_begin, int row_end, std::uint8_t value) {
+  HWY_DYNAMIC_DISPATCH(FillRows)(plane, row_begin, row_end, value);
 }
 
 HWY_EXPORT(MapWordRows);

@@ -81,6 +81,29 @@ TEST(CpuEqualizer, EveryConstantFrameMapsToItself) {
   }
 }
 
+// A flat frame is every pixel at the LUT's value for its level, also where that LUT is not the
+// identity (the clip limit spreads the one bin over the others), on every thread count, with the
+// row padding untouched.
+TEST(CpuEqualizer, FlatFrameWithOptionsTakesItsLevelsMappedValue) {
+  Settings settings;
+  settings.strength = 0.8;
+  settings.clip_limit = 2;
+  settings.smoothing = 10;
+  const Params options = to_params(settings);
+  for (unsigned threads : {1u, 2u, 3u}) {
+    for (const int v : {0, 17, 128, 255}) {
+      CpuEqualizer eq(threads);
+      PaddedPlane plane(333, 97, 11);
+      plane.set_visible(std::vector<std::uint8_t>(333 * 97, std::uint8_t(v)));
+      const CpuEqualizer::Lut lut = eq.equalize(plane.view(), full_range(8), options);
+      if (v == 128) ASSERT_NE(lut[128], 128) << "the mid-grey frame's LUT moves it";
+      EXPECT_EQ(plane.visible(), std::vector<std::uint8_t>(333 * 97, lut[v]))
+          << "level " << v << ", " << threads << " threads";
+      EXPECT_TRUE(plane.padding_intact());
+    }
+  }
+}
+
 TEST(CpuEqualizer, OnePixelFrameIsUnchanged) {
   CpuEqualizer eq(0);
   EXPECT_EQ(equalize_copy(eq, {123}, 1, 1, full_range(8), 7), std::vector<std::uint8_t>{123});
