@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "equal_run.h"
 #include "level_range.h"
 #include "packed_map.h"
 
@@ -21,19 +22,33 @@ constexpr int kSubHistograms = 8;
 constexpr std::uint64_t kFlushPixels = std::uint64_t(1) << 31;
 constexpr std::uint64_t kEveryByte = 0x0101010101010101u;
 
-// A row in steps of sixteen bytes: flat(word) where the sixteen are equal (the word holds eight
-// of them), words(low, high) where they are not. Returns where the steps end.
+// A row in steps of sixteen bytes: flat(word, steps) where `steps` steps of sixteen bytes in a
+// row are all equal (the word holds eight of them), words(low, high) where sixteen are not.
+// Returns where the steps end. A flat step whose next three steps hold the same byte starts a
+// run (a flat area, a letterbox bar, a black frame, screen content), whose rest equal_run takes
+// a vector at a time; shorter runs, common in natural content, cost no call.
 template <typename Flat, typename Words>
 int for_each_sixteen(const std::uint8_t *p, int width, Flat flat, Words words) {
+  const auto same = [p](int at, std::uint64_t word) {
+    std::uint64_t lo, hi;
+    std::memcpy(&lo, p + at, 8);
+    std::memcpy(&hi, p + at + 8, 8);
+    return lo == word && hi == word;
+  };
   int x = 0;
-  for (; x + 16 <= width; x += 16) {
+  while (x + 16 <= width) {
     std::uint64_t lo, hi;
     std::memcpy(&lo, p + x, 8);
     std::memcpy(&hi, p + x + 8, 8);
     if (lo == hi && lo == (lo & 0xff) * kEveryByte) {
-      flat(lo);
+      int steps = 1;
+      if (x + 64 <= width && same(x + 16, lo) && same(x + 32, lo) && same(x + 48, lo))
+        steps = 4 + equal_run(p + x + 64, width - x - 64) / 16;
+      flat(lo, steps);
+      x += 16 * steps;
     } else {
       words(lo, hi);
+      x += 16;
     }
   }
   return x;
@@ -50,7 +65,8 @@ struct SubHistograms {
   // chain of sixteen increments of one counter; content without them pays two comparisons.
   void count_row(const std::uint8_t *p, int width) {
     int x = for_each_sixteen(
-        p, width, [&](std::uint64_t flat) { count[0][flat & 0xff] += 16; },
+        p, width,
+        [&](std::uint64_t flat, int steps) { count[0][flat & 0xff] += 16 * std::uint32_t(steps); },
         [&](std::uint64_t lo, std::uint64_t hi) {
           count_word(lo);
           count_word(hi);
@@ -101,13 +117,13 @@ class PairCounts {
     std::uint32_t flat_pair = 0, flat_pairs = 0;
     int x = for_each_sixteen(
         p, width,
-        [&](std::uint64_t flat) {
+        [&](std::uint64_t flat, int steps) {
           if (std::uint32_t(flat & 0xffff) != flat_pair) {
             pairs[flat_pair] += flat_pairs;
             flat_pair = std::uint32_t(flat & 0xffff);
             flat_pairs = 0;
           }
-          flat_pairs += 8;
+          flat_pairs += 8 * std::uint32_t(steps);
         },
         [&](std::uint64_t lo, std::uint64_t hi) {
           for (int i = 0; i < 4; ++i) pairs[(lo >> (16 * i)) & 0xffff]++;

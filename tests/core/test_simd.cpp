@@ -3,6 +3,7 @@
 // runs (Highway's dynamic dispatch, forced to each in turn): byte for byte, at every width
 // around the vector sizes, with row padding that must stay untouched.
 #include <algorithm>
+#include <utility>
 #include <cstdint>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 
 #include "clahe.h"
 #include "clahe_blend.h"
+#include "equal_run.h"
 #include "level_range.h"
 #include "luma_histogram.h"
 #include "lut_map.h"
@@ -113,12 +115,13 @@ TEST(LumaHistogram, FlatRunsAndNoiseCountLikeOneSampleAtATime) {
     SCOPED_TRACE(hwy::TargetName(target));
     for (int height : {7, 61}) {
       for (int width : {1, 15, 16, 17, 33, 64, 100, 1927}) {
-        for (int noise_levels : {256, 11}) {
+        // Flat stretches of up to 19 pixels (lone flat steps) and of up to 157 (runs of steps).
+        for (const auto [noise_levels, period] : {std::pair{256, 19}, {11, 19}, {11, 157}}) {
           const int stride = width + 3;
           std::vector<std::uint8_t> plane(std::size_t(stride) * height);
           for (int y = 0; y < height; ++y) {
             for (int x = 0; x < width; ++x) {
-              const bool flat = (x + 3 * y) / 19 % 2 == 0;
+              const bool flat = (x + 3 * y) / period % 2 == 0;
               plane[std::size_t(y * stride + x)] =
                   std::uint8_t(flat ? 40 + y : 90 + int(random() % unsigned(noise_levels)));
             }
@@ -129,9 +132,28 @@ TEST(LumaHistogram, FlatRunsAndNoiseCountLikeOneSampleAtATime) {
           const histeq::ConstLumaPlane8 view{plane.data(), width, height, stride};
           for (int count = 0; count < 2; ++count) {
             EXPECT_EQ(histeq::luma_histogram(view), expected)
-                << width << "x" << height << ", noise over " << noise_levels << " levels";
+                << width << "x" << height << ", noise over " << noise_levels
+                << " levels, flat stretches of " << period;
           }
         }
+      }
+    }
+  }
+}
+
+// The run of bytes equal to the first, in steps of 16, ending at every place in and past the
+// vectors of every target.
+TEST(EqualRun, EveryTargetEqualsTheScalarReference) {
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (int n : {1, 15, 16, 17, 31, 32, 63, 64, 65, 127, 128, 129, 300}) {
+      for (int end = 0; end <= n; ++end) {
+        std::vector<std::uint8_t> bytes(std::size_t(n) + 64, 7);
+        if (end < n) bytes[std::size_t(end)] = 8;
+        EXPECT_EQ(histeq::equal_run(bytes.data(), n), histeq::equal_run_scalar(bytes.data(), n))
+            << "n " << n << ", first other byte at " << end;
+        EXPECT_EQ(histeq::equal_run_scalar(bytes.data(), n), end / 16 * 16);
       }
     }
   }
