@@ -96,7 +96,9 @@ TEST(CpuEqualizer, FlatFrameWithOptionsTakesItsLevelsMappedValue) {
       PaddedPlane plane(333, 97, 11);
       plane.set_visible(std::vector<std::uint8_t>(333 * 97, std::uint8_t(v)));
       const CpuEqualizer::Lut lut = eq.equalize(plane.view(), full_range(8), options);
-      if (v == 128) ASSERT_NE(lut[128], 128) << "the mid-grey frame's LUT moves it";
+      if (v == 128) {
+        ASSERT_NE(lut[128], 128) << "the mid-grey frame's LUT moves it";
+      }
       EXPECT_EQ(plane.visible(), std::vector<std::uint8_t>(333 * 97, lut[v]))
           << "level " << v << ", " << threads << " threads";
       EXPECT_TRUE(plane.padding_intact());
