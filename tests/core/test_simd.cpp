@@ -116,7 +116,7 @@ TEST(LumaHistogram, FlatRunsAndNoiseCountLikeOneSampleAtATime) {
     for (int height : {7, 61}) {
       for (int width : {1, 15, 16, 17, 33, 64, 100, 1927}) {
         // Flat stretches of up to 19 pixels (lone flat steps) and of up to 157 (runs of steps).
-        for (const auto [noise_levels, period] : {std::pair{256, 19}, {11, 19}, {11, 157}}) {
+        for (const auto &[noise_levels, period] : {std::pair{256, 19}, {11, 19}, {11, 157}}) {
           const int stride = width + 3;
           std::vector<std::uint8_t> plane(std::size_t(stride) * height);
           for (int y = 0; y < height; ++y) {
