@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #pragma once
 
-// The floor of an equalizer that reads the frame twice, as the engine's deep and packed paths do
-// (a count pass, then a map pass): two kernels per frame, one that only reads every byte of the
+// The floor of an equalizer that reads the frame twice, as the engine's deep luma path does (a
+// count kernel, then a map kernel): two kernels per frame, one that only reads every byte of the
 // frame and one that reads and writes every byte back in place, each over as many blocks as the
 // GPU holds at once, with no counting, table or lookup. Whatever such an equalizer does beyond
 // its two passes (the histogram's bins, their merge and scan, the LUT's way to the SMs) comes

@@ -185,10 +185,8 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   if constexpr (std::is_same_v<View, PlaneView<std::uint8_t>>) {
     if (const int level = only_level(histogram_, levels); level >= 0) {
       const std::uint8_t value = lut_[std::size_t(level)];
-      pool_->run(bands, frame.height, [&](unsigned, int begin, int end) {
-        for (int y = begin; y < end; ++y)
-          std::memset(frame.row(y), value, std::size_t(frame.width));
-      });
+      pool_->run(bands, frame.height,
+                 [&](unsigned, int begin, int end) { fill_rows(frame, begin, end, value); });
       return lut_;
     }
   }

@@ -13,18 +13,18 @@ namespace HWY_NAMESPACE {
 
 namespace hn = hwy::HWY_NAMESPACE;
 
-int EqualRun(const std::uint8_t *HWY_RESTRICT p, int n) {
+int EqualRun(const std::uint8_t *HWY_RESTRICT p, int n, std::uint8_t value) {
   const hn::ScalableTag<std::uint8_t> d;
   const int lanes = int(hn::Lanes(d));
-  const auto first = hn::Set(d, p[0]);
+  const auto wanted = hn::Set(d, value);
   int x = 0;
   for (; x + lanes <= n; x += lanes) {
-    const auto differs = hn::Ne(hn::LoadU(d, p + x), first);
+    const auto differs = hn::Ne(hn::LoadU(d, p + x), wanted);
     if (!hn::AllFalse(d, differs)) {
       return (x + int(hn::FindFirstTrue(d, differs))) & ~15;
     }
   }
-  for (; x < n && p[x] == p[0]; ++x) {
+  for (; x < n && p[x] == value; ++x) {
   }
   return x & ~15;
 }
@@ -38,13 +38,13 @@ namespace histeq {
 
 HWY_EXPORT(EqualRun);
 
-int equal_run(const std::uint8_t *p, int n) {
-  return HWY_DYNAMIC_DISPATCH(EqualRun)(p, n);
+int equal_run(const std::uint8_t *p, int n, std::uint8_t value) {
+  return HWY_DYNAMIC_DISPATCH(EqualRun)(p, n, value);
 }
 
-int equal_run_scalar(const std::uint8_t *p, int n) {
+int equal_run_scalar(const std::uint8_t *p, int n, std::uint8_t value) {
   int x = 0;
-  while (x < n && p[x] == p[0]) ++x;
+  while (x < n && p[x] == value) ++x;
   return x & ~15;
 }
 

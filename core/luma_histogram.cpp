@@ -43,7 +43,7 @@ int for_each_sixteen(const std::uint8_t *p, int width, Flat flat, Words words) {
     if (lo == hi && lo == (lo & 0xff) * kEveryByte) {
       int steps = 1;
       if (x + 64 <= width && same(x + 16, lo) && same(x + 32, lo) && same(x + 48, lo))
-        steps = 4 + equal_run(p + x + 64, width - x - 64) / 16;
+        steps = 4 + equal_run(p + x + 64, width - x - 64, std::uint8_t(lo)) / 16;
       flat(lo, steps);
       x += 16 * steps;
     } else {

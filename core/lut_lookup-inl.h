@@ -40,7 +40,7 @@ HWY_INLINE hn::Vec<D> PickSlice(D d, hn::Vec<D> v, hn::Vec<D> low,
 // 128-bit block): the low nibble of a sample indexes each 16-entry slice of the LUT, and the
 // high nibble's bits pick the slice's answer, bit 4 between neighbouring slices, bit 5 between
 // those pairs' picks, and so on: sixteen shuffles, four bit tests and fifteen selects per vector
-// of samples, and no compare of the high nibble with each slice's number.
+// of samples.
 template <class D>
 HWY_INLINE hn::Vec<D> LookUp(D d, hn::Vec<D> v, const std::uint8_t *HWY_RESTRICT lut) {
   return PickSlice<4>(d, v, hn::And(v, hn::Set(d, 0x0F)), lut);

@@ -2,7 +2,9 @@
 #include "usable_cores.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -18,9 +20,15 @@ namespace {
 // core where the mask cannot be read.
 unsigned affinity_cores() {
 #ifdef __linux__
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (sched_getaffinity(0, sizeof(set), &set) == 0) return unsigned(CPU_COUNT(&set));
+  // A cpu_set_t holds 1024 CPUs; the kernel refuses a set smaller than its own (EINVAL).
+  for (int cpus = 1024; cpus <= (1 << 20); cpus *= 2) {
+    const std::unique_ptr<cpu_set_t, void (*)(cpu_set_t *)> set(CPU_ALLOC(cpus),
+                                                                [](cpu_set_t *s) { CPU_FREE(s); });
+    if (!set) break;
+    const std::size_t bytes = CPU_ALLOC_SIZE(cpus);
+    if (sched_getaffinity(0, bytes, set.get()) == 0) return unsigned(CPU_COUNT_S(bytes, set.get()));
+    if (errno != EINVAL) break;
+  }
 #endif
   return std::thread::hardware_concurrency();
 }
@@ -85,7 +93,8 @@ unsigned cgroup_cpu_limit(const std::string &root, const std::string &proc_self_
       v2 = false;
     }
   }
-  if (path.empty() || path[0] != '/') return 0;
+  // A path outside the cgroup namespace's root ("/../sibling") names no directory under the mount.
+  if (path.empty() || path[0] != '/' || (path + "/").find("/../") != std::string::npos) return 0;
   // The cgroup and each of its ancestors may limit it. Inside a container the path names the
   // cgroup as the host sees it, while the container's own cgroup is mounted at the root: the
   // directories that are not there are skipped on the way up to it.

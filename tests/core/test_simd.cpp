@@ -141,19 +141,75 @@ TEST(LumaHistogram, FlatRunsAndNoiseCountLikeOneSampleAtATime) {
   }
 }
 
-// The run of bytes equal to the first, in steps of 16, ending at every place in and past the
-// vectors of every target.
+// The run of bytes equal to a value, in steps of 16, ending at every place in and past the
+// vectors of every target; none where the first byte differs, and none read where n is 0.
 TEST(EqualRun, EveryTargetEqualsTheScalarReference) {
   for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
     const ForcedTarget forced(target);
     SCOPED_TRACE(hwy::TargetName(target));
     for (int n : {1, 15, 16, 17, 31, 32, 63, 64, 65, 127, 128, 129, 300}) {
       for (int end = 0; end <= n; ++end) {
-        std::vector<std::uint8_t> bytes(std::size_t(n) + 64, 7);
+        std::vector<std::uint8_t> bytes(std::size_t(n), 7);
         if (end < n) bytes[std::size_t(end)] = 8;
-        EXPECT_EQ(histeq::equal_run(bytes.data(), n), histeq::equal_run_scalar(bytes.data(), n))
+        EXPECT_EQ(histeq::equal_run(bytes.data(), n, 7), end / 16 * 16)
             << "n " << n << ", first other byte at " << end;
-        EXPECT_EQ(histeq::equal_run_scalar(bytes.data(), n), end / 16 * 16);
+        EXPECT_EQ(histeq::equal_run_scalar(bytes.data(), n, 7), end / 16 * 16);
+        EXPECT_EQ(histeq::equal_run(bytes.data(), n, 9), 0);
+      }
+    }
+    EXPECT_EQ(histeq::equal_run(nullptr, 0, 7), 0);
+  }
+}
+
+// Flat stretches of different levels side by side, each as long as a run the count measures at
+// once (64 bytes and more) or shorter, meeting at 16-byte steps and between them, in planes
+// counted over the sub-histograms (small) and over pairs (large), on every target.
+TEST(LumaHistogram, NeighbouringFlatStretchesOfOtherLevelsKeepTheirOwnCounts) {
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (const int stretch : {48, 64, 80, 128, 200}) {
+      for (const auto &[width, height] : {std::pair{640, 8}, {1927, 61}}) {
+        const int stride = width + 5;
+        std::vector<std::uint8_t> plane(std::size_t(stride) * height, 0xEE);
+        histeq::LumaHistogram8 expected{};
+        for (int y = 0; y < height; ++y) {
+          for (int x = 0; x < width; ++x) {
+            const auto level = std::uint8_t((x / stretch + y) % 3 * 100);
+            plane[std::size_t(y * stride + x)] = level;
+            expected[level]++;
+          }
+        }
+        const histeq::ConstLumaPlane8 view{plane.data(), width, height, stride};
+        EXPECT_EQ(histeq::luma_histogram(view), expected)
+            << width << "x" << height << ", stretches of " << stretch;
+        histeq::LumaCounter counter;
+        counter.restart(std::uint64_t(width) * std::uint64_t(height));
+        counter.count(view, 0, height);
+        histeq::LumaHistogram8 counted{};
+        counter.add_to(counted);
+        EXPECT_EQ(counted, expected) << width << "x" << height << ", stretches of " << stretch;
+      }
+    }
+  }
+}
+
+// Every sample of the rows set to one value at widths around the vector sizes, the padding
+// untouched, on every target.
+TEST(FillRows, EveryTargetSetsTheVisibleSamplesAlone) {
+  for (const std::int64_t target : hwy::SupportedAndGeneratedTargets()) {
+    const ForcedTarget forced(target);
+    SCOPED_TRACE(hwy::TargetName(target));
+    for (int width : {1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 1927}) {
+      const int stride = width + 7, height = 5;
+      std::vector<std::uint8_t> plane(std::size_t(stride) * height, 0x5A);
+      histeq::fill_rows(histeq::LumaPlane8{plane.data(), width, height, stride}, 1, 4, 0xC3);
+      for (int y = 0; y < height; ++y) {
+        for (int x = 0; x < stride; ++x) {
+          const bool filled = y >= 1 && y < 4 && x < width;
+          ASSERT_EQ(plane[std::size_t(y * stride + x)], filled ? 0xC3 : 0x5A)
+              << "width " << width << ", row " << y << ", x " << x;
+        }
       }
     }
   }

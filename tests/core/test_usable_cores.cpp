@@ -88,6 +88,20 @@ TEST_F(CgroupTree, V1CpuControllerBesideTheUnifiedHierarchy) {
   EXPECT_EQ(cgroup_cpu_limit(root(), lines), 4u);
 }
 
+// A cgroup namespace shows a cgroup outside its root as "/../name": nothing under the mount is it.
+TEST_F(CgroupTree, PathsOutsideTheNamespaceAreNoLimit) {
+  write("sibling/cpu.max", "100000 100000\n");
+  EXPECT_EQ(cgroup_cpu_limit(root() + "/app", "0::/../sibling\n"), 0u);
+  EXPECT_EQ(cgroup_cpu_limit(root(), "0::/a/..\n"), 0u);
+}
+
+TEST_F(CgroupTree, V1AncestorsAndColonsInThePath) {
+  write("cpu/batch/cpu.cfs_quota_us", "200000\n");
+  write("cpu/batch/cpu.cfs_period_us", "100000\n");
+  EXPECT_EQ(cgroup_cpu_limit(root(), "5:cpuacct,cpu:/batch/job:7\n"), 2u);
+  EXPECT_EQ(cgroup_cpu_limit(root(), "5:cpuacct,cpu:/batch/\n"), 2u);
+}
+
 TEST_F(CgroupTree, UnreadableOrMalformedFilesAreNoLimit) {
   write("app/cpu.max", "lots\n");
   EXPECT_EQ(cgroup_cpu_limit(root(), "0::/app\n"), 0u);
