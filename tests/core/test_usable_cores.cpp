@@ -90,7 +90,11 @@ TEST_F(CgroupTree, V1CpuControllerBesideTheUnifiedHierarchy) {
 
 // A cgroup namespace shows a cgroup outside its root as "/../name": nothing under the mount is it.
 TEST_F(CgroupTree, PathsOutsideTheNamespaceAreNoLimit) {
+  write("cpu.max", "300000 100000\n");
+  write("app/cpu.max", "max 100000\n");
+  write("a/cpu.max", "max 100000\n");
   write("sibling/cpu.max", "100000 100000\n");
+  // Read as paths, these would reach the sibling's limit (1) and the root's (3).
   EXPECT_EQ(cgroup_cpu_limit(root() + "/app", "0::/../sibling\n"), 0u);
   EXPECT_EQ(cgroup_cpu_limit(root(), "0::/a/..\n"), 0u);
 }
