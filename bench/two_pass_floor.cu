@@ -15,12 +15,11 @@ constexpr int kThreads = 256;
 // Chunks a thread has in flight at once: loads issued together, as the engine's passes do.
 constexpr int kInFlight = 4;
 
-// Reads every 16-byte chunk and folds it into a word that is stored only if it equals ~zero
-// (`zero` is 0 at every launch, which the compiler cannot know), so the loads stay.
-__global__ void __launch_bounds__(kThreads)
-    read_pass(const uint4 *chunks, std::size_t count, unsigned zero, unsigned *sink) {
+// Hands each of `count` chunks to use(index, chunk), a thread's kInFlight chunks loaded before
+// the first is used.
+template <typename Chunk, typename Use>
+__device__ void each_chunk(Chunk *chunks, std::size_t count, Use use) {
   const std::size_t stride = std::size_t(gridDim.x) * kThreads;
-  unsigned folded = 0;
   for (std::size_t i = blockIdx.x * std::size_t(kThreads) + threadIdx.x; i < count;
        i += kInFlight * stride) {
     uint4 v[kInFlight];
@@ -29,27 +28,25 @@ __global__ void __launch_bounds__(kThreads)
       if (i + k * stride < count) v[k] = chunks[i + k * stride];
 #pragma unroll
     for (int k = 0; k < kInFlight; ++k)
-      if (i + k * stride < count) folded ^= v[k].x ^ v[k].y ^ v[k].z ^ v[k].w;
+      if (i + k * stride < count) use(i + k * stride, v[k]);
   }
+}
+
+// Reads every 16-byte chunk and folds it into a word that is stored only if it equals ~zero
+// (`zero` is 0 at every launch, which the compiler cannot know), so the loads stay.
+__global__ void __launch_bounds__(kThreads)
+    read_pass(const uint4 *chunks, std::size_t count, unsigned zero, unsigned *sink) {
+  unsigned folded = 0;
+  each_chunk(chunks, count, [&](std::size_t, uint4 v) { folded ^= v.x ^ v.y ^ v.z ^ v.w; });
   if (folded == ~zero) *sink = folded;
 }
 
 // Writes every chunk back as read, xor `zero`: a real load and store per chunk.
 __global__ void __launch_bounds__(kThreads)
     rewrite_pass(uint4 *chunks, std::size_t count, unsigned zero) {
-  const std::size_t stride = std::size_t(gridDim.x) * kThreads;
-  for (std::size_t i = blockIdx.x * std::size_t(kThreads) + threadIdx.x; i < count;
-       i += kInFlight * stride) {
-    uint4 v[kInFlight];
-#pragma unroll
-    for (int k = 0; k < kInFlight; ++k)
-      if (i + k * stride < count) v[k] = chunks[i + k * stride];
-#pragma unroll
-    for (int k = 0; k < kInFlight; ++k)
-      if (i + k * stride < count)
-        chunks[i + k * stride] =
-            make_uint4(v[k].x ^ zero, v[k].y ^ zero, v[k].z ^ zero, v[k].w ^ zero);
-  }
+  each_chunk(chunks, count, [&](std::size_t at, uint4 v) {
+    chunks[at] = make_uint4(v.x ^ zero, v.y ^ zero, v.z ^ zero, v.w ^ zero);
+  });
 }
 
 int resident_blocks(const void *kernel) {
