@@ -23,13 +23,20 @@ std::array<std::uint8_t, 256> lut_of(const std::vector<std::uint8_t> &pixels, Ou
 
 }  // namespace
 
-TEST(OutputRange, FullAndLimitedFor8And10Bits) {
+TEST(OutputRange, FullAndLimitedAtEveryDepth) {
   EXPECT_EQ(full_range(8).lo, 0u);
   EXPECT_EQ(full_range(8).hi, 255u);
   EXPECT_EQ(limited_range(8).lo, 16u);
   EXPECT_EQ(limited_range(8).hi, 235u);
   EXPECT_EQ(limited_range(10).lo, 64u);
   EXPECT_EQ(limited_range(10).hi, 940u);
+  EXPECT_EQ(limited_range(12).lo, 256u);
+  EXPECT_EQ(limited_range(12).hi, 3760u);
+  EXPECT_EQ(limited_range(16).lo, 4096u);
+  EXPECT_EQ(limited_range(16).hi, 60160u);
+  EXPECT_EQ(full_range(10).hi, 1023u);
+  EXPECT_EQ(full_range(12).hi, 4095u);
+  EXPECT_EQ(full_range(16).hi, 65535u);
 }
 
 TEST(EqualizedLevel, RoundsHalfToEvenAsOpenCv) {

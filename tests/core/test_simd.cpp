@@ -52,6 +52,26 @@ TEST(SimdTarget, DispatchRunsTheForcedTarget) {
   }
 }
 
+// The core is built for the targets the project ships for (meson's Highway flags): a build that
+// lost them would fall back to a baseline target on every CPU and still pass every test above.
+TEST(SimdTarget, TheCoreIsBuiltForEveryTargetItShipsFor) {
+#if HWY_ARCH_X86_64
+  const std::int64_t shipped[] = {HWY_SSE4, HWY_AVX2, HWY_AVX3, HWY_AVX3_DL};
+#elif HWY_ARCH_ARM_A64
+  const std::int64_t shipped[] = {HWY_NEON};
+#else
+  const std::int64_t shipped[] = {HWY_SCALAR};
+#endif
+  int checked = 0;
+  for (const std::int64_t target : shipped) {
+    if ((hwy::SupportedTargets() & target) == 0) continue;
+    const ForcedTarget forced(target);
+    EXPECT_STREQ(histeq::simd_target_name(), hwy::TargetName(target));
+    ++checked;
+  }
+  if (checked == 0) GTEST_SKIP() << "this CPU runs none of the shipped targets";
+}
+
 // histeq-cpu-bench's --widest-target: targets set aside by DisableTargets are not dispatched to.
 TEST(SimdTarget, DisabledTargetsAreNotDispatched) {
   const std::vector<std::int64_t> targets = hwy::SupportedAndGeneratedTargets();

@@ -265,14 +265,30 @@ TEST_F(Transcode, InputWithoutVideoFailsWithOneLine) {
   EXPECT_NE(err.find("no decodable video stream in " + in.string()), std::string::npos) << err;
 }
 
-// A 10-bit HEVC source (a low-contrast ramp over about 400 of its 1024 levels, made here with
-// x265) stays 10-bit: histeq equalizes it at its own depth and x265 writes Main 10, so the
-// output keeps more distinct luma levels than 8 bits have. The first line says so.
-TEST_F(Transcode, TenBitVideoStaysTenBitThroughX265) {
+// A 10 or 12-bit HEVC source (a low-contrast ramp over about 40% of its levels, made here with
+// x265) keeps its depth: histeq equalizes it at that depth and x265 writes Main 10 or Main 12, so
+// the output keeps more distinct luma levels than 8 bits have. The first line says so.
+class DeepTranscode : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("histeq-deep-transcode-" + std::to_string(::getpid()) +
+                                        "-" + std::to_string(GetParam()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  fs::path dir_;
+};
+
+TEST_P(DeepTranscode, DeepVideoKeepsItsDepthThroughX265) {
+  const int bits = GetParam();
+  const std::string depth = std::to_string(bits);
   if (run_process({"gst-inspect-1.0", "x265enc"}, nullptr, nullptr) != 0)
     GTEST_SKIP() << "x265enc (gstreamer1.0-plugins-bad with libx265) is not installed";
-  const int width = 160, height = 96, frames = 15;
-  const fs::path raw = dir_ / "ramp.yuv", in = dir_ / "ten-bit.mp4", out = dir_ / "ten-bit-out.mp4";
+  const int width = 160, height = 96, frames = 15, scale = 1 << (bits - 10);
+  const fs::path raw = dir_ / ("ramp" + depth + ".yuv"), in = dir_ / ("deep" + depth + ".mp4"),
+                 out = dir_ / ("deep" + depth + "-out.mp4");
   {
     std::ofstream file(raw, std::ios::binary);
     std::uint32_t noise = 7;
@@ -284,35 +300,41 @@ TEST_F(Transcode, TenBitVideoStaysTenBitThroughX265) {
       for (int y = 0; y < height; ++y)
         for (int x = 0; x < width; ++x) {
           noise = noise * 1664525u + 1013904223u;
-          put(300 + 400 * (x + y) / (width + height) + int(noise >> 30));
+          put(scale * (300 + 400 * (x + y) / (width + height)) + int(noise >> (32 - bits + 8)));
         }
-      for (int c = 0; c < 2 * (width / 2) * (height / 2); ++c) put(512);
+      for (int c = 0; c < 2 * (width / 2) * (height / 2); ++c) put(512 * scale);
     }
   }
   make_media(
-      "filesrc location=" + raw.string() + " ! rawvideoparse format=i420-10le width=" +
-      std::to_string(width) + " height=" + std::to_string(height) +
+      "filesrc location=" + raw.string() + " ! rawvideoparse format=i420-" + depth +
+      "le width=" + std::to_string(width) + " height=" + std::to_string(height) +
       " framerate=30/1 ! x265enc qp=4 ! h265parse ! mp4mux ! filesink location=" + in.string());
   DecodedVideo before, video;
   std::string error, said, err;
   ASSERT_TRUE(decode_video(in.string(), before, error)) << error;
-  ASSERT_EQ(run_process({script("transcode"), in.string(), out.string(), "--element", "histeq"},
+  ASSERT_EQ(before.luma_bits, bits);
+  ASSERT_EQ(run_process({script("transcode"), in.string(), out.string(), "--element", element()},
                         &said, &err),
             0)
       << err;
-  EXPECT_NE(said.find("with histeq, H.265 Main 10 through x265enc: the 10-bit source is kept at "
-                      "10 bits\n"),
-            std::string::npos)
+  const std::string first_line = said.substr(0, said.find('\n'));
+  EXPECT_NE(
+      first_line.find("with " + element() + ", H.265 Main " + depth + " through x265enc: the " +
+                      depth + "-bit source is kept at " + depth + " bits"),
+      std::string::npos)
       << said;
   ASSERT_TRUE(decode_video(out.string(), video, error)) << error;
-  report("ten-bit.mp4 (input)", before);
-  report("ten-bit-out.mp4", video);
-  std::printf("libav: ten-bit-out.mp4 %d-bit luma, %d distinct levels (input %d)\n",
+  report(in.filename().string() + " (input)", before);
+  report(out.filename().string(), video);
+  std::printf("libav: %s %d-bit luma, %d distinct levels (input %d)\n", out.filename().c_str(),
               video.luma_bits, video.distinct_luma_levels(), before.distinct_luma_levels());
   EXPECT_EQ(video.codec, "hevc");
-  EXPECT_EQ(video.pixel_format, "yuv420p10le");
-  EXPECT_EQ(video.luma_bits, 10);
+  EXPECT_EQ(video.pixel_format, "yuv420p" + depth + "le");
+  EXPECT_EQ(video.luma_bits, bits);
   EXPECT_EQ(video.frames, frames);
   EXPECT_GT(video.distinct_luma_levels(), 256);
   EXPECT_GT(video.luma_spread(), 2 * before.luma_spread());
 }
+
+INSTANTIATE_TEST_SUITE_P(Depths, DeepTranscode, ::testing::Values(10, 12),
+                         [](const auto &info) { return std::to_string(info.param) + "Bits"; });

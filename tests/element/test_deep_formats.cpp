@@ -251,6 +251,17 @@ TEST(DeepFormatRange, LimitedRangeScalesWithTheDepth) {
   const GstVideoInfo sixteen = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 16, 16);
   EXPECT_EQ(histeq_output_range(&sixteen).hi, 65535u);
   EXPECT_EQ(histeq_sample_layout(&ten).shift, 6);
+  // Limited range at 12 and 16 bits: 16..235 scaled by 2^(bits - 8), as BT.709 and BT.2020 define
+  // it.
+  for (GstVideoFormat twelve_bits : {GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_P012_LE}) {
+    const GstVideoInfo twelve = video_info(twelve_bits, 16, 16, GST_VIDEO_COLOR_RANGE_16_235);
+    EXPECT_EQ(histeq_output_range(&twelve).lo, 256u) << gst_video_format_to_string(twelve_bits);
+    EXPECT_EQ(histeq_output_range(&twelve).hi, 3760u) << gst_video_format_to_string(twelve_bits);
+  }
+  const GstVideoInfo limited_sixteen =
+      video_info(GST_VIDEO_FORMAT_P016_LE, 16, 16, GST_VIDEO_COLOR_RANGE_16_235);
+  EXPECT_EQ(histeq_output_range(&limited_sixteen).lo, 4096u);
+  EXPECT_EQ(histeq_output_range(&limited_sixteen).hi, 60160u);
 }
 
 // Both elements' sink and src templates take every deep format in system memory, and

@@ -438,6 +438,56 @@ TEST(HistEqElement, ThreadCountRoundTripsAndChangesWhilePlayingKeepTheOutput) {
   }
 }
 
+namespace {
+
+// The threads of this process, as /proc/self/task lists them.
+int process_threads() {
+  int threads = 0;
+  if (GDir *tasks = g_dir_open("/proc/self/task", 0, nullptr)) {
+    while (g_dir_read_name(tasks)) ++threads;
+    g_dir_close(tasks);
+  }
+  return threads;
+}
+
+// Waits up to a second for at most `most` threads: a joined thread's task can leave the list a
+// moment after the join returns.
+int threads_settled_at_most(int most) {
+  int threads = process_threads();
+  for (int i = 0; i < 100 && threads > most; ++i) {
+    g_usleep(10000);
+    threads = process_threads();
+  }
+  return threads;
+}
+
+}  // namespace
+
+TEST(HistEqElement, StoppedElementKeepsNoWorkerThreads) {
+  ASSERT_GT(process_threads(), 0) << "no /proc/self/task";
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 1280, 720);
+  Harness harness("histeq");
+  g_object_set(harness.h->element, "n-threads", 4u, nullptr);
+  harness.set_caps(info);
+  std::mt19937 rng(5);
+  // The pool starts with the first frame: the caller's thread and three workers.
+  const int before = process_threads();
+  expect_equalized(harness, info, natural_frame(info, rng));
+  const int running = process_threads();
+  EXPECT_GE(running, before + 3);
+  for (GstState stopped : {GST_STATE_READY, GST_STATE_NULL}) {
+    ASSERT_NE(gst_element_set_state(harness.h->element, stopped), GST_STATE_CHANGE_FAILURE);
+    EXPECT_LE(threads_settled_at_most(running - 3), running - 3)
+        << gst_element_state_get_name(stopped);
+    // Playing again, the element starts a pool and equalizes as before.
+    ASSERT_NE(gst_element_set_state(harness.h->element, GST_STATE_PLAYING),
+              GST_STATE_CHANGE_FAILURE);
+    harness.set_caps(info);
+    expect_equalized(harness, info, natural_frame(info, rng));
+    EXPECT_GE(process_threads(), before + 3);
+  }
+}
+
 TEST(HistEqElement, FactoryAndPropertyAreDocumented) {
   GstElementFactory *factory = gst_element_factory_find("histeq");
   ASSERT_NE(factory, nullptr);
