@@ -42,11 +42,14 @@ Lut tone_lut(ToneMap &tone, const Histogram &h, const Params &params,
   return lut;
 }
 
-// OpenCV's CLAHE clip (modules/imgproc/src/clahe.cpp), written out on its own as a loop.
-Histogram opencv_clip(Histogram h, double clip) {
+// OpenCV's CLAHE clip (modules/imgproc/src/clahe.cpp), written out on its own as a loop, over
+// as many bins as `h` has.
+template <typename Bins>
+Bins opencv_clip(Bins h, double clip) {
+  const auto bins = static_cast<long long>(h.size());
   std::uint64_t total = 0;
   for (auto c : h) total += c;
-  long long limit = static_cast<long long>(clip * double(total) / 256);
+  long long limit = static_cast<long long>(clip * double(total) / double(bins));
   limit = std::max(limit, 1LL);
   long long clipped = 0;
   for (auto &c : h) {
@@ -55,12 +58,12 @@ Histogram opencv_clip(Histogram h, double clip) {
       c = std::uint64_t(limit);
     }
   }
-  const long long batch = clipped / 256;
-  long long residual = clipped - batch * 256;
+  const long long batch = clipped / bins;
+  long long residual = clipped - batch * bins;
   for (auto &c : h) c += std::uint64_t(batch);
   if (residual) {
-    const long long step = std::max(256 / residual, 1LL);
-    for (long long i = 0; i < 256 && residual > 0; i += step, residual--) h[std::size_t(i)]++;
+    const long long step = std::max(bins / residual, 1LL);
+    for (long long i = 0; i < bins && residual > 0; i += step, residual--) h[std::size_t(i)]++;
   }
   return h;
 }
@@ -133,6 +136,35 @@ TEST(ToneMap, ClipMatchesOpenCvsClipThenTheClassicMapping) {
       ToneMap tone(256);
       EXPECT_EQ(tone_lut(tone, h, to_params(s)), classic_lut(opencv_clip(h, clip), full_range(8)))
           << "clip " << clip << " round " << i;
+    }
+  }
+}
+
+// At 10, 12 and 16 bits the limit counts in the format's own bins, floor(clip * T / 2^bits), and
+// the excess spreads over all of them.
+TEST(ToneMap, ClipCountsInTheBinsOfTheDepth) {
+  std::mt19937 rng(12);
+  for (const int bits : {10, 12, 16}) {
+    const std::size_t bins = std::size_t(1) << bits;
+    using DeepLut = std::vector<std::uint16_t>;
+    const auto classic = [&](const std::vector<std::uint64_t> &h) {
+      DeepLut lut(bins);
+      build_equalization_lut(h.data(), int(bins), full_range(bits), lut.data());
+      return lut;
+    };
+    for (const double clip : {1.0, 2.0, 4.0}) {
+      std::vector<std::uint64_t> h(bins, 0);
+      std::uniform_int_distribution<std::size_t> level(bins / 8, bins / 2);
+      for (int i = 0; i < 200000; ++i) h[level(rng)]++;
+      h[bins / 4] += 50000;
+      Settings s;
+      s.clip_limit = clip;
+      ToneMap tone{int(bins)};
+      DeepLut got(bins);
+      tone.build(h.data(), to_params(s), full_range(bits), false, got.data());
+      EXPECT_EQ(got, classic(opencv_clip(h, clip))) << bits << " bits, clip " << clip;
+      // A limit counted in 256 bins (2^(bits - 8) times higher) gives another LUT here.
+      EXPECT_NE(got, classic(opencv_clip(h, clip * double(bins) / 256))) << bits << " bits";
     }
   }
 }
