@@ -110,6 +110,7 @@ class PackedFormats : public ::testing::TestWithParam<std::tuple<const char *, G
   void SetUp() override { SKIP_UNLESS_RUNS(std::string(element())); }
   const char *element() const { return std::get<0>(GetParam()); }
   GstVideoFormat format() const { return std::get<1>(GetParam()); }
+  void expect_every_option_equalized(GstVideoColorRange range);
 };
 
 std::string element_and_format(
@@ -120,21 +121,28 @@ std::string element_and_format(
 
 }  // namespace
 
-// Three frames with every option at an odd size: each equals the core's, the bytes that are
-// not luma (or R, G, B) are byte-identical, and the statistics have 256 bins.
+// Three frames with every option at an odd size, in both ranges: each equals the core's, the
+// bytes that are not luma (or R, G, B) are byte-identical, and the statistics have 256 bins.
 TEST_P(PackedFormats, EqualizedAsTheCoreWithEveryOptionAndNothingElseChanges) {
+  for (const GstVideoColorRange range : {GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_RANGE_16_235})
+    expect_every_option_equalized(range);
+}
+
+void PackedFormats::expect_every_option_equalized(GstVideoColorRange range) {
+  SCOPED_TRACE(range == GST_VIDEO_COLOR_RANGE_0_255 ? "full range" : "limited range");
   const GstVideoFormat format = this->format();
   const PackedLayout l = packed_layout(format);
-  const GstVideoInfo info = video_info(
-      format, 161, 97, l.rgb ? GST_VIDEO_COLOR_RANGE_0_255 : GST_VIDEO_COLOR_RANGE_16_235);
+  const GstVideoInfo info = video_info(format, 161, 97, range);
   histeq::Settings settings;
   settings.strength = 0.9;
   settings.clip_limit = 2;
   settings.smoothing = 5;
+  settings.scene_threshold = 0.3;
   settings.statistics = true;
   GstHarness *h = gst_harness_new(element());
   g_object_set(h->element, "strength", settings.strength, "clip-limit", settings.clip_limit,
-               "smoothing", settings.smoothing, "post-messages", TRUE, nullptr);
+               "smoothing", settings.smoothing, "scene-threshold", settings.scene_threshold,
+               "post-messages", TRUE, nullptr);
   gst_util_set_object_arg(G_OBJECT(h->element), "luma-matrix", "bt601");
   GstBus *bus = gst_bus_new();
   gst_element_set_bus(h->element, bus);
