@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <algorithm>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
@@ -486,6 +492,62 @@ TEST(HistEqElement, StoppedElementKeepsNoWorkerThreads) {
     expect_equalized(harness, info, natural_frame(info, rng));
     EXPECT_GE(process_threads(), before + 3);
   }
+}
+
+namespace {
+
+std::atomic<bool> fewer_threads_warned{false};
+
+void watch_for_fewer_threads(GstDebugCategory *category, GstDebugLevel level, const gchar *,
+                             const gchar *, gint, GObject *, GstDebugMessage *message, gpointer) {
+  if (level == GST_LEVEL_WARNING &&
+      std::strcmp(gst_debug_category_get_name(category), "histeq") == 0 &&
+      std::strstr(gst_debug_message_get(message), "worker threads could start"))
+    fewer_threads_warned = true;
+}
+
+// Exits 0 when histeq, asked for 64 threads under an address-space limit that leaves room for
+// few thread stacks, warned that fewer started and equalized the frame with them.
+[[noreturn]] void equalize_a_frame_under_an_address_space_limit() {
+  gst_debug_set_active(TRUE);
+  gst_debug_set_threshold_for_name("histeq", GST_LEVEL_WARNING);
+  gst_debug_add_log_function(watch_for_fewer_threads, nullptr, nullptr);
+  const GstVideoInfo info = video_info(GST_VIDEO_FORMAT_NV12, 640, 480);
+  Harness harness("histeq");
+  g_object_set(harness.h->element, "n-threads", 64u, nullptr);
+  harness.set_caps(info);
+  std::mt19937 rng(13);
+  GstBuffer *input = natural_frame(info, rng);
+  const auto planes_in = visible_planes(info, input);
+  const auto expected = core_equalized_luma(planes_in[0], 640, 480, histeq::full_range(8));
+  long pages = 0;
+  if (FILE *statm = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  // Room for a few 8 MiB thread stacks beyond what the process maps now.
+  rlimit address_space;
+  address_space.rlim_cur = address_space.rlim_max =
+      rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (40u << 20);
+  if (pages == 0 || setrlimit(RLIMIT_AS, &address_space) != 0) std::_Exit(2);
+  GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
+  if (output == nullptr) std::_Exit(3);
+  const bool equalized = visible_planes(info, output)[0] == expected;
+  gst_buffer_unref(output);
+  if (!equalized) std::_Exit(4);
+  std::_Exit(fewer_threads_warned ? 0 : 5);
+}
+
+}  // namespace
+
+// Threads that cannot start are left out: the element warns and equalizes with those that did.
+// In a child process, so the limit stays there.
+TEST(HistEqElementDeathTest, ThreadsThatCannotStartAreLeftOutWithAWarning) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "ASan's shadow memory does not fit under an address-space limit";
+#endif
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_EXIT(equalize_a_frame_under_an_address_space_limit(), ::testing::ExitedWithCode(0), "");
 }
 
 TEST(HistEqElement, FactoryAndPropertyAreDocumented) {
