@@ -202,6 +202,28 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values(Options::kDefaults, Options::kEvery)),
     deep_case_name);
 
+// Every deep format at 1080p with every option: the GPU's grid over a full-size frame of each
+// layout (planar, semi-planar, 4:2:2, 4:4:4; 10, 12 and 16 bits), one frame each.
+class DeepFormatsAt1080p
+    : public ::testing::TestWithParam<std::tuple<const char *, GstVideoFormat>> {
+ protected:
+  void SetUp() override { SKIP_UNLESS_RUNS(std::string(std::get<0>(GetParam()))); }
+};
+
+TEST_P(DeepFormatsAt1080p, EqualsTheCoreWithEveryOption) {
+  const auto [element, format] = GetParam();
+  expect_equalized_as_the_core(element, video_info(format, 1920, 1080), Options::kEvery, 1,
+                               unsigned(format) + 1080);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, DeepFormatsAt1080p,
+                         ::testing::Combine(::testing::ValuesIn(kElements),
+                                            ::testing::ValuesIn(kDeepFormats)),
+                         [](const auto &info) {
+                           return std::string(std::get<0>(info.param)) + "_" +
+                                  gst_video_format_to_string(std::get<1>(info.param));
+                         });
+
 // 10-bit limited-range frames at 4K, as NVDEC hands them, with every option: the GPU's counts
 // merged from many blocks and its map over a full-size frame.
 TEST_P(DeepElement, A4KFrameEqualsTheCore) {
