@@ -7,6 +7,8 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -253,22 +255,51 @@ INSTANTIATE_TEST_SUITE_P(Layouts, PackedRgb,
                                            RgbCase{3, 0, 1, 2}, RgbCase{3, 2, 1, 0}));
 
 // Equalizing a dull colourful frame keeps each coloured pixel's hue (median shift under 2
-// degrees) and the ratios of its channels, also where the gain had to be lowered to fit.
-TEST(PackedRgbColour, HueAndChannelRatiosAreKept) {
+// degrees) and the ratios of its channels, also where the gain had to be lowered to fit, under
+// every luma matrix and in both ranges. A pixel whose luma rounds to 0 has no brightness to
+// scale: rgb.h lifts each of its channels by lut[0] instead (0 in full range, where its ratios
+// stay; 16 in limited range, where a dark colour moves toward grey).
+namespace {
+
+std::string colour_case_name(
+    const ::testing::TestParamInfo<std::tuple<LumaStandard, histeq::OutputRange>> &info) {
+  const char *names[] = {"bt709", "bt601", "bt2020"};
+  return std::string(names[int(std::get<0>(info.param))]) +
+         (std::get<1>(info.param).lo == 0 ? "_full" : "_limited");
+}
+
+class PackedRgbColour
+    : public ::testing::TestWithParam<std::tuple<LumaStandard, histeq::OutputRange>> {};
+
+}  // namespace
+
+TEST_P(PackedRgbColour, HueAndChannelRatiosAreKept) {
+  const auto [standard, range] = GetParam();
+  const histeq::LumaMatrix m = histeq::luma_matrix(standard);
   const int width = 640, height = 360, stride = width * 4;
   std::vector<std::uint8_t> frame = rgb_pixels(width, height, stride, 4, 11);
+  // Dark coloured pixels whose luma rounds to 0 under every matrix: (0, 0, 1..4) and (1, 0, 0).
+  for (int k = 0; k < 40; ++k) {
+    frame[4 * std::size_t(k)] = std::uint8_t(k % 5 == 4);
+    frame[4 * std::size_t(k) + 1] = 0;
+    frame[4 * std::size_t(k) + 2] = std::uint8_t(k % 5 == 4 ? 0 : 1 + k % 5);
+  }
   const std::vector<std::uint8_t> before = frame;
   CpuEqualizer equalizer(1);
-  equalizer.equalize(RgbView{frame.data(), width, height, stride, 4, 0, 1, 2,
-                             histeq::luma_matrix(LumaStandard::kBt709)},
-                     histeq::full_range(8));
+  const auto lut =
+      equalizer.equalize(RgbView{frame.data(), width, height, stride, 4, 0, 1, 2, m}, range);
   std::vector<double> shifts;
-  int limited = 0;
+  int limited = 0, lifted = 0;
   for (std::size_t i = 0; i < frame.size(); i += 4) {
     const int r0 = before[i], g0 = before[i + 1], b0 = before[i + 2];
     const int r1 = frame[i], g1 = frame[i + 1], b1 = frame[i + 2];
     const int largest0 = std::max({r0, g0, b0}), largest1 = std::max({r1, g1, b1});
-    if (largest0 == 0) continue;
+    if (histeq::rgb_luma(std::uint32_t(r0), std::uint32_t(g0), std::uint32_t(b0), m) == 0) {
+      for (int c = 0; c < 3; ++c)
+        ASSERT_EQ(frame[i + c], std::min(before[i + c] + lut[0], 255)) << "pixel " << i / 4;
+      lifted += largest0 > 0;
+      continue;
+    }
     if (largest1 == 255) ++limited;
     // c1 / largest1 equals c0 / largest0 up to the rounding of both channels.
     for (int c = 0; c < 3; ++c) {
@@ -285,7 +316,15 @@ TEST(PackedRgbColour, HueAndChannelRatiosAreKept) {
   std::nth_element(shifts.begin(), shifts.begin() + shifts.size() / 2, shifts.end());
   EXPECT_LT(shifts[shifts.size() / 2], 2.0);
   EXPECT_GT(limited, 0) << "no pixel reached full scale: the headroom rule went untested";
+  EXPECT_EQ(lifted, 40);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    MatricesAndRanges, PackedRgbColour,
+    ::testing::Combine(::testing::Values(LumaStandard::kBt709, LumaStandard::kBt601,
+                                         LumaStandard::kBt2020),
+                       ::testing::Values(histeq::full_range(8), histeq::limited_range(8))),
+    colour_case_name);
 
 // CLAHE sees the same luma through every layout: packed 4:2:2 equals the plane of its luma
 // bytes, and 16-bit words holding 8-bit levels equal the bytes, frame after frame with
