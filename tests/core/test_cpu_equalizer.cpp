@@ -1,8 +1,4 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include <sys/resource.h>
-#include <unistd.h>
-
-#include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <tuple>
@@ -10,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../address_space_limit.h"
 #include "cpu_equalizer.h"
 #include "reference.h"
 
@@ -164,16 +161,7 @@ namespace {
 // Exits 0 when a pool asked for 64 threads under an address-space limit started fewer,
 // equalized with them and let no exception out.
 [[noreturn]] void equalize_under_an_address_space_limit() {
-  long pages = 0;
-  if (FILE *statm = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-    std::fclose(statm);
-  }
-  // Room for a few 8 MiB thread stacks beyond what the process maps now.
-  const rlim_t limit = rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (40u << 20);
-  rlimit address_space;
-  address_space.rlim_cur = address_space.rlim_max = limit;
-  if (pages == 0 || setrlimit(RLIMIT_AS, &address_space) != 0) std::exit(2);
+  if (!limit_address_space_to_a_few_thread_stacks()) std::exit(2);
   CpuEqualizer eq(64);
   if (eq.threads() >= 64 || eq.requested_threads() != 64) std::exit(3);
   std::vector<std::uint8_t> pixels(640 * 480);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <random>
@@ -9,12 +8,10 @@
 #include <tuple>
 #include <vector>
 
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <gst/check/gstharness.h>
 #include <gtest/gtest.h>
 
+#include "../address_space_limit.h"
 #include "late_frames.h"
 #include "posted_error.h"
 #include "video_frames.h"
@@ -520,16 +517,7 @@ void watch_for_fewer_threads(GstDebugCategory *category, GstDebugLevel level, co
   GstBuffer *input = natural_frame(info, rng);
   const auto planes_in = visible_planes(info, input);
   const auto expected = core_equalized_luma(planes_in[0], 640, 480, histeq::full_range(8));
-  long pages = 0;
-  if (FILE *statm = std::fopen("/proc/self/statm", "r")) {
-    if (std::fscanf(statm, "%ld", &pages) != 1) pages = 0;
-    std::fclose(statm);
-  }
-  // Room for a few 8 MiB thread stacks beyond what the process maps now.
-  rlimit address_space;
-  address_space.rlim_cur = address_space.rlim_max =
-      rlim_t(pages) * rlim_t(sysconf(_SC_PAGESIZE)) + (40u << 20);
-  if (pages == 0 || setrlimit(RLIMIT_AS, &address_space) != 0) std::_Exit(2);
+  if (!limit_address_space_to_a_few_thread_stacks()) std::_Exit(2);
   GstBuffer *output = gst_harness_push_and_pull(harness.h, input);
   if (output == nullptr) std::_Exit(3);
   const bool equalized = visible_planes(info, output)[0] == expected;
