@@ -56,9 +56,9 @@ TEST(SimdTarget, DispatchRunsTheForcedTarget) {
 // lost them would fall back to a baseline target on every CPU and still pass every test above.
 TEST(SimdTarget, TheCoreIsBuiltForEveryTargetItShipsFor) {
 #if HWY_ARCH_X86_64
-  const std::int64_t shipped[] = {HWY_SSE4, HWY_AVX2, HWY_AVX3, HWY_AVX3_DL};
+  const std::int64_t shipped[] = {HWY_SSSE3, HWY_SSE4, HWY_AVX2, HWY_AVX3, HWY_AVX3_DL};
 #elif HWY_ARCH_ARM_A64
-  const std::int64_t shipped[] = {HWY_NEON};
+  const std::int64_t shipped[] = {HWY_NEON, HWY_SVE, HWY_SVE2, HWY_SVE_256, HWY_SVE2_128};
 #else
   const std::int64_t shipped[] = {HWY_SCALAR};
 #endif

@@ -284,8 +284,12 @@ class DeepTranscode : public ::testing::TestWithParam<int> {
 TEST_P(DeepTranscode, DeepVideoKeepsItsDepthThroughX265) {
   const int bits = GetParam();
   const std::string depth = std::to_string(bits);
-  if (run_process({"gst-inspect-1.0", "x265enc"}, nullptr, nullptr) != 0)
+  std::string inspected;
+  if (run_process({"gst-inspect-1.0", "x265enc"}, &inspected, nullptr) != 0)
     GTEST_SKIP() << "x265enc (gstreamer1.0-plugins-bad with libx265) is not installed";
+  // libx265 builds without its 10 or 12-bit library leave the format out of x265enc's caps.
+  if (inspected.find("I420_" + depth + "LE") == std::string::npos)
+    GTEST_SKIP() << "this x265enc does not take I420_" << depth << "LE";
   const int width = 160, height = 96, frames = 15, scale = 1 << (bits - 10);
   const fs::path raw = dir_ / ("ramp" + depth + ".yuv"), in = dir_ / ("deep" + depth + ".mp4"),
                  out = dir_ / ("deep" + depth + "-out.mp4");

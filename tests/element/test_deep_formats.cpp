@@ -203,7 +203,8 @@ INSTANTIATE_TEST_SUITE_P(
     deep_case_name);
 
 // Every deep format at 1080p with every option: the GPU's grid over a full-size frame of each
-// layout (planar, semi-planar, 4:2:2, 4:4:4; 10, 12 and 16 bits), one frame each.
+// layout (planar, semi-planar, 4:2:2, 4:4:4; 10, 12 and 16 bits), two frames each, the second
+// following the first's history.
 class DeepFormatsAt1080p
     : public ::testing::TestWithParam<std::tuple<const char *, GstVideoFormat>> {
  protected:
@@ -212,7 +213,7 @@ class DeepFormatsAt1080p
 
 TEST_P(DeepFormatsAt1080p, EqualsTheCoreWithEveryOption) {
   const auto [element, format] = GetParam();
-  expect_equalized_as_the_core(element, video_info(format, 1920, 1080), Options::kEvery, 1,
+  expect_equalized_as_the_core(element, video_info(format, 1920, 1080), Options::kEvery, 2,
                                unsigned(format) + 1080);
 }
 
@@ -273,8 +274,8 @@ TEST(DeepFormatRange, LimitedRangeScalesWithTheDepth) {
   const GstVideoInfo sixteen = video_info(GST_VIDEO_FORMAT_GRAY16_LE, 16, 16);
   EXPECT_EQ(histeq_output_range(&sixteen).hi, 65535u);
   EXPECT_EQ(histeq_sample_layout(&ten).shift, 6);
-  // Limited range at 12 and 16 bits: 16..235 scaled by 2^(bits - 8), as BT.709 and BT.2020 define
-  // it.
+  // Limited range at 12 and 16 bits: 16..235 scaled by 2^(bits - 8), as BT.2020 defines it at
+  // 12 bits and GStreamer's gst_video_color_range_offsets takes it to 16.
   for (GstVideoFormat twelve_bits : {GST_VIDEO_FORMAT_I420_12LE, GST_VIDEO_FORMAT_P012_LE}) {
     const GstVideoInfo twelve = video_info(twelve_bits, 16, 16, GST_VIDEO_COLOR_RANGE_16_235);
     EXPECT_EQ(histeq_output_range(&twelve).lo, 256u) << gst_video_format_to_string(twelve_bits);

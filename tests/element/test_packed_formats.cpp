@@ -124,8 +124,11 @@ std::string element_and_format(
 // Three frames with every option at an odd size, in both ranges: each equals the core's, the
 // bytes that are not luma (or R, G, B) are byte-identical, and the statistics have 256 bins.
 TEST_P(PackedFormats, EqualizedAsTheCoreWithEveryOptionAndNothingElseChanges) {
-  for (const GstVideoColorRange range : {GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_RANGE_16_235})
+  for (const GstVideoColorRange range :
+       {GST_VIDEO_COLOR_RANGE_0_255, GST_VIDEO_COLOR_RANGE_16_235}) {
     expect_every_option_equalized(range);
+    if (HasFatalFailure()) return;
+  }
 }
 
 void PackedFormats::expect_every_option_equalized(GstVideoColorRange range) {
