@@ -469,6 +469,39 @@ static bool gst_cuda_hist_eq_configure_pool(GstBufferPool *pool, GstStructure *c
   return ok;
 }
 
+// The formats GStreamer's CUDA allocator lays out (gstcudamemory.c in 1.22 and 1.24); it aborts
+// the process on any other when the pool allocates, so no pool is offered for those: an upstream
+// that has such frames in CUDA memory allocates them itself.
+static bool gst_cuda_hist_eq_cuda_pool_lays_out(GstVideoFormat format) {
+  switch (format) {
+    case GST_VIDEO_FORMAT_I420:
+    case GST_VIDEO_FORMAT_YV12:
+    case GST_VIDEO_FORMAT_NV12:
+    case GST_VIDEO_FORMAT_NV21:
+    case GST_VIDEO_FORMAT_Y42B:
+    case GST_VIDEO_FORMAT_Y444:
+    case GST_VIDEO_FORMAT_I420_10LE:
+    case GST_VIDEO_FORMAT_I422_10LE:
+    case GST_VIDEO_FORMAT_I422_12LE:
+    case GST_VIDEO_FORMAT_Y444_16LE:
+    case GST_VIDEO_FORMAT_P010_10LE:
+    case GST_VIDEO_FORMAT_P016_LE:
+    case GST_VIDEO_FORMAT_YUY2:
+    case GST_VIDEO_FORMAT_UYVY:
+    case GST_VIDEO_FORMAT_RGBA:
+    case GST_VIDEO_FORMAT_BGRA:
+    case GST_VIDEO_FORMAT_ARGB:
+    case GST_VIDEO_FORMAT_ABGR:
+    case GST_VIDEO_FORMAT_RGBx:
+    case GST_VIDEO_FORMAT_BGRx:
+    case GST_VIDEO_FORMAT_RGB:
+    case GST_VIDEO_FORMAT_BGR:
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Crop metadata travels on with the frame (the element works in place and equalizes only the
 // rectangle), so upstream may crop by metadata only where downstream shows the rectangle too.
 static bool gst_cuda_hist_eq_downstream_takes_crop_meta(GstBaseTransform *trans, GstCaps *caps) {
@@ -498,20 +531,26 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   const guint buffers = 2 * self->state->settings.depth + 2;
   if (gst_caps_features_contains(gst_caps_get_features(caps, 0),
                                  GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
-    if (need_pool && self->context) {
-      GstBufferPool *pool = gst_cuda_buffer_pool_new(self->context);
-      GstStructure *config = gst_buffer_pool_get_config(pool);
-      gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers,
-                                        0);
-      gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-      guint size = 0;
-      if (gst_cuda_hist_eq_configure_pool(pool, config, &size)) {
-        gst_query_add_allocation_pool(query, pool, size, buffers, 0);
-      } else {
-        GST_WARNING_OBJECT(self, "the CUDA buffer pool refused its configuration");
-      }
-      gst_object_unref(pool);
+    const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
+    if (!need_pool || !self->context) return TRUE;
+    if (!gst_cuda_hist_eq_cuda_pool_lays_out(format)) {
+      GST_INFO_OBJECT(self,
+                      "no CUDA buffer pool offered for %s: GStreamer's CUDA allocator "
+                      "does not lay it out",
+                      gst_video_format_to_string(format));
+      return TRUE;
     }
+    GstBufferPool *pool = gst_cuda_buffer_pool_new(self->context);
+    GstStructure *config = gst_buffer_pool_get_config(pool);
+    gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
+    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+    guint size = 0;
+    if (gst_cuda_hist_eq_configure_pool(pool, config, &size)) {
+      gst_query_add_allocation_pool(query, pool, size, buffers, 0);
+    } else {
+      GST_WARNING_OBJECT(self, "the CUDA buffer pool refused its configuration");
+    }
+    gst_object_unref(pool);
     return TRUE;
   }
   if (!self->state->pinned) return TRUE;

@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime_api.h>
@@ -299,6 +300,33 @@ TEST_F(CudaMemoryHarness, TheFrameIsEqualizedInItsOwnDeviceMemoryAndNeverCopiedT
   EXPECT_EQ(after[0], core_equalized_luma(before[0], 640, 360, histeq::full_range(8)));
   EXPECT_EQ(after[1], before[1]);
   gst_buffer_unref(out);
+}
+
+// Upstream asks for a pool for frames in CUDA memory: it gets a CUDA buffer pool for the formats
+// GStreamer's CUDA allocator lays out, and none for the others, on which that allocator would
+// abort the process.
+TEST_F(CudaMemoryHarness, CudaPoolsAreOfferedOnlyForFormatsTheCudaAllocatorLaysOut) {
+  const std::pair<GstVideoFormat, bool> formats[] = {
+      {GST_VIDEO_FORMAT_NV12, true},       {GST_VIDEO_FORMAT_P010_10LE, true},
+      {GST_VIDEO_FORMAT_RGBA, true},       {GST_VIDEO_FORMAT_GRAY8, false},
+      {GST_VIDEO_FORMAT_Y41B, false},      {GST_VIDEO_FORMAT_GRAY16_LE, false},
+      {GST_VIDEO_FORMAT_I420_12LE, false}, {GST_VIDEO_FORMAT_Y444_10LE, false},
+      {GST_VIDEO_FORMAT_Y444_12LE, false}, {GST_VIDEO_FORMAT_P012_LE, false},
+      {GST_VIDEO_FORMAT_YVYU, false},      {GST_VIDEO_FORMAT_xRGB, false},
+      {GST_VIDEO_FORMAT_xBGR, false}};
+  for (const auto &[format, pooled] : formats) {
+    const GstVideoInfo info = video_info(format, 64, 48);
+    GstCaps *caps = gst_video_info_to_caps(&info);
+    gst_caps_set_features_simple(
+        caps, gst_caps_features_new(GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY, nullptr));
+    gst_harness_set_src_caps(h_, gst_caps_ref(caps));
+    GstQuery *query = gst_query_new_allocation(caps, TRUE);
+    ASSERT_TRUE(gst_pad_peer_query(h_->srcpad, query)) << gst_video_format_to_string(format);
+    EXPECT_EQ(gst_query_get_n_allocation_pools(query), pooled ? 1u : 0u)
+        << gst_video_format_to_string(format);
+    gst_query_unref(query);
+    gst_caps_unref(caps);
+  }
 }
 
 // Packed layouts the tests above leave out, and deep ones, in the pool's GstCudaMemory: three
