@@ -502,6 +502,28 @@ static bool gst_cuda_hist_eq_cuda_pool_lays_out(GstVideoFormat format) {
   }
 }
 
+// Configures `pool` (taken) for `buffers` frames of `frame_size` bytes of `caps`, with video
+// meta, from `allocator` where given, and adds it to `query`; `what` names it where it refuses.
+static void gst_cuda_hist_eq_offer_pool(GstCudaHistEq *self, GstQuery *query, GstBufferPool *pool,
+                                        GstCaps *caps, guint frame_size, guint buffers,
+                                        GstAllocator *allocator, const char *what) {
+  GstStructure *config = gst_buffer_pool_get_config(pool);
+  gst_buffer_pool_config_set_params(config, caps, frame_size, buffers, 0);
+  if (allocator) {
+    GstAllocationParams params;
+    gst_allocation_params_init(&params);
+    gst_buffer_pool_config_set_allocator(config, allocator, &params);
+  }
+  gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
+  guint size = 0;
+  if (gst_cuda_hist_eq_configure_pool(pool, config, &size)) {
+    gst_query_add_allocation_pool(query, pool, size, buffers, 0);
+  } else {
+    GST_WARNING_OBJECT(self, "the %s buffer pool refused its configuration", what);
+  }
+  gst_object_unref(pool);
+}
+
 // Crop metadata travels on with the frame (the element works in place and equalizes only the
 // rectangle), so upstream may crop by metadata only where downstream shows the rectangle too.
 static bool gst_cuda_hist_eq_downstream_takes_crop_meta(GstBaseTransform *trans, GstCaps *caps) {
@@ -540,17 +562,8 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
                       gst_video_format_to_string(format));
       return TRUE;
     }
-    GstBufferPool *pool = gst_cuda_buffer_pool_new(self->context);
-    GstStructure *config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    guint size = 0;
-    if (gst_cuda_hist_eq_configure_pool(pool, config, &size)) {
-      gst_query_add_allocation_pool(query, pool, size, buffers, 0);
-    } else {
-      GST_WARNING_OBJECT(self, "the CUDA buffer pool refused its configuration");
-    }
-    gst_object_unref(pool);
+    gst_cuda_hist_eq_offer_pool(self, query, gst_cuda_buffer_pool_new(self->context), caps,
+                                guint(GST_VIDEO_INFO_SIZE(&info)), buffers, nullptr, "CUDA");
     return TRUE;
   }
   if (!self->state->pinned) return TRUE;
@@ -559,18 +572,9 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   gst_allocation_params_init(&params);
   gst_query_add_allocation_param(query, self->state->pinned, &params);
   if (need_pool) {
-    GstBufferPool *pool = gst_video_buffer_pool_new();
-    GstStructure *config = gst_buffer_pool_get_config(pool);
-    gst_buffer_pool_config_set_params(config, caps, guint(GST_VIDEO_INFO_SIZE(&info)), buffers, 0);
-    gst_buffer_pool_config_set_allocator(config, self->state->pinned, &params);
-    gst_buffer_pool_config_add_option(config, GST_BUFFER_POOL_OPTION_VIDEO_META);
-    guint size = 0;
-    if (gst_cuda_hist_eq_configure_pool(pool, config, &size)) {
-      gst_query_add_allocation_pool(query, pool, size, buffers, 0);
-    } else {
-      GST_WARNING_OBJECT(self, "the pinned buffer pool refused its configuration");
-    }
-    gst_object_unref(pool);
+    gst_cuda_hist_eq_offer_pool(self, query, gst_video_buffer_pool_new(), caps,
+                                guint(GST_VIDEO_INFO_SIZE(&info)), buffers, self->state->pinned,
+                                "pinned");
   }
   return TRUE;
 }
