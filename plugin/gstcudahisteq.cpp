@@ -553,8 +553,8 @@ static gboolean gst_cuda_hist_eq_propose_allocation(GstBaseTransform *trans, Gst
   const guint buffers = 2 * self->state->settings.depth + 2;
   if (gst_caps_features_contains(gst_caps_get_features(caps, 0),
                                  GST_CAPS_FEATURE_MEMORY_CUDA_MEMORY)) {
-    const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
     if (!need_pool || !self->context) return TRUE;
+    const GstVideoFormat format = GST_VIDEO_INFO_FORMAT(&info);
     if (!gst_cuda_hist_eq_cuda_pool_lays_out(format)) {
       GST_INFO_OBJECT(self,
                       "no CUDA buffer pool offered for %s: GStreamer's CUDA allocator "
