@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "row_pool.h"
+#include "cpu_affinity.h"
 #include "usable_cores.h"
 
 #include <algorithm>
@@ -73,6 +74,8 @@ RowPool::RowPool(unsigned threads) {
   max_chunks_ =
       unsigned(std::min<std::uint64_t>(std::uint64_t(threads) * kChunksPerThread, kMaxChunks));
   chunks_ = std::make_unique<Chunk[]>(max_chunks_);
+  // Workers keep off the creating thread's CPU until a run says where the caller is.
+  caller_cpu_.store(current_cpu(), std::memory_order_relaxed);
   // Under a process or memory limit a thread may not start: the pool then runs with the ones
   // that did (at least the caller's), rather than let the exception reach the caller.
   for (unsigned i = 1; i < threads; ++i) {
@@ -109,6 +112,7 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
   }
   awake_until_ns_.store(0, std::memory_order_relaxed);
+  caller_cpu_.store(current_cpu(), std::memory_order_relaxed);
   const unsigned chunks = unsigned(std::min<std::int64_t>(
       {rows, std::int64_t(threads) * kChunksPerThread, std::int64_t(max_chunks_)}));
   // As many rows over as many threads split into the same chunks.
@@ -213,7 +217,10 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
 void RowPool::worker_loop(unsigned index) {
   std::uint64_t seen = 0;
   const auto published = [this] { return work_.load(std::memory_order_acquire); };
+  CallerCpuAvoidance avoidance;
   for (;;) {
+    // Before it waits, awake or asleep, so that the next run's wake-up places it elsewhere.
+    avoidance.avoid(caller_cpu_.load(std::memory_order_relaxed));
     // A worker the run left out (more threads than its bands) goes straight back to sleep.
     if (seen != 0 && index < threads_.load(std::memory_order_relaxed)) {
       // Awake for kWorkerSpin after its last chunk, for a next run of the same frame, and as long

@@ -17,10 +17,12 @@ namespace histeq {
 // frame: at 60 fps thread start-up would cost more than small frames. The rows go out in chunks,
 // each thread taking its own first and then, when it has none left, the others' from their far
 // end: a worker that wakes late (tens of microseconds on a loaded or virtual machine, a tenth of a
-// 1080p frame) takes fewer chunks instead of holding the frame back. A thread's own chunks are
-// those it took in the run before when that run split as many rows over as many threads (a
-// frame's map after its count: the rows are still in the cache of the core that counted them,
-// where another core's writes would first have to take each line from it), else an even share.
+// 1080p frame) takes fewer chunks instead of holding the frame back. Workers keep off the CPU the
+// caller last ran on (CallerCpuAvoidance), so that a woken worker does not wait there for the
+// caller to finish the frame. A thread's own chunks are those it took in the run before when
+// that run split as many rows over as many threads (a frame's map after its count: the rows are
+// still in the cache of the core that counted them, where another core's writes would first have
+// to take each line from it), else an even share.
 class RowPool {
  public:
   using Clock = std::chrono::steady_clock;
@@ -55,9 +57,9 @@ class RowPool {
   // share to the others, few enough that a chunk's fixed costs stay small.
   static constexpr unsigned kChunksPerThread = 4;
   // How long a thread looks for work before it sleeps: a sleeping thread takes tens of microseconds
-  // to wake, and on a virtual machine often wakes on the caller's core, where it takes the frame
-  // over instead of sharing it. The caller waits for chunks that are being done; a worker waits
-  // kWorkerSpin after its last chunk, which bridges the few microseconds to a frame's next run.
+  // to wake, up to a hundred on a virtual machine whose other vCPUs sleep too. The caller waits
+  // for chunks that are being done; a worker waits kWorkerSpin after its last chunk, which
+  // bridges the few microseconds to a frame's next run.
   static constexpr std::chrono::microseconds kCallerSpin{200};
   static constexpr std::chrono::microseconds kWorkerSpin{50};
   // After a frame's end, workers stay awake for twice the gap between the frame before's end and
@@ -95,6 +97,9 @@ class RowPool {
   std::atomic<unsigned> chunks_done_{0};
   // Threads that took a chunk of the run and have not finished.
   std::atomic<unsigned> unfinished_{0};
+  // The CPU the caller last ran a run on several threads from (-1: unknown), which workers keep
+  // off (CallerCpuAvoidance).
+  std::atomic<int> caller_cpu_{-1};
   // Until when (steady clock, nanoseconds) workers stay awake after the last frame's end; 0
   // from a frame's first run on several threads to its end.
   std::atomic<std::int64_t> awake_until_ns_{0};

@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "usable_cores.h"
+#include "cpu_affinity.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <fstream>
-#include <memory>
 #include <sstream>
 #include <thread>
-
-#ifdef __linux__
-#include <sched.h>
-#endif
 
 namespace histeq {
 
@@ -19,18 +14,8 @@ namespace {
 // The cores in the calling thread's affinity mask (which threads it starts inherit), or every
 // core where the mask cannot be read.
 unsigned affinity_cores() {
-#ifdef __linux__
-  // A cpu_set_t holds 1024 CPUs; the kernel refuses a set smaller than its own (EINVAL).
-  for (int cpus = 1024; cpus <= (1 << 20); cpus *= 2) {
-    const std::unique_ptr<cpu_set_t, void (*)(cpu_set_t *)> set(CPU_ALLOC(cpus),
-                                                                [](cpu_set_t *s) { CPU_FREE(s); });
-    if (!set) break;
-    const std::size_t bytes = CPU_ALLOC_SIZE(cpus);
-    if (sched_getaffinity(0, bytes, set.get()) == 0) return unsigned(CPU_COUNT_S(bytes, set.get()));
-    if (errno != EINVAL) break;
-  }
-#endif
-  return std::thread::hardware_concurrency();
+  const CpuSet allowed = CpuSet::of_this_thread();
+  return allowed.valid() ? allowed.count() : std::thread::hardware_concurrency();
 }
 
 std::string read_file(const std::string &path) {
