@@ -100,16 +100,20 @@ RowPool::~RowPool() {
 
 void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &finish) {
   threads = std::clamp(threads, 1u, size());
-  if (threads == 1 || rows <= 1) {
-    band(0, 0, rows);
-    if (finish && rows > 0) finish(0);
-    return;
-  }
-  if (frame_ended_) {
+  const Clock::time_point start = Clock::now();
+  if (threads > 1 && rows > 1 && frame_ended_) {
     frame_ended_ = false;
-    const Clock::duration gap = Clock::now() - frame_end_;
+    const Clock::duration gap = start - frame_end_;
     linger_ =
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
+    alone_ = last_frame_work_ < kWorthWaking &&
+             sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
+  }
+  if (threads == 1 || rows <= 1 || alone_) {
+    band(0, 0, rows);
+    if (finish && rows > 0) finish(0);
+    frame_work_ += Clock::now() - start;
+    return;
   }
   awake_until_ns_.store(0, std::memory_order_relaxed);
   caller_cpu_.store(current_cpu(), std::memory_order_relaxed);
@@ -125,6 +129,7 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
   rows_.store(rows, std::memory_order_relaxed);
   chunks_done_.store(0, std::memory_order_relaxed);
   unfinished_.store(0, std::memory_order_relaxed);
+  busy_ns_.store(0, std::memory_order_relaxed);
   const std::uint64_t word = Work{++serial_, again, chunks}.word();
   {
     std::lock_guard<std::mutex> lock(mutex_);
@@ -146,14 +151,19 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
     done_.wait(lock, all_done);
     caller_sleeping_ = false;
   }
+  frame_work_ += std::chrono::nanoseconds(busy_ns_.load(std::memory_order_relaxed));
 }
 
 void RowPool::end_frame() {
   // The first run on several threads since the last frame's end cleared frame_ended_; a frame
-  // done on the caller alone (a small one) keeps no worker awake for the next.
-  const Clock::duration linger = frame_ended_ ? Clock::duration{} : linger_;
+  // done on the caller alone (a small one, or one that left sleeping workers asleep) keeps no
+  // worker awake for the next.
+  const Clock::duration linger = frame_ended_ || alone_ ? Clock::duration{} : linger_;
   frame_end_ = Clock::now();
   frame_ended_ = true;
+  alone_ = false;
+  last_frame_work_ = frame_work_;
+  frame_work_ = Clock::duration{};
   awake_until_ns_.store(since_epoch_ns(frame_end_ + linger), std::memory_order_relaxed);
 }
 
@@ -170,6 +180,7 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
     if (caller_sleeping_) done_.notify_one();
   };
   bool took_any = false;
+  Clock::time_point first_chunk;
   // Takes chunk k if no thread has; true when every chunk is done. A chunk is taken only if its
   // run is this one and not yet over (every chunk of an ended run is marked taken in it or
   // later), so the fields above are its own.
@@ -182,6 +193,7 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
       return false;
     if (!took_any) {
       took_any = true;
+      first_chunk = Clock::now();
       unfinished_.fetch_add(1, std::memory_order_relaxed);
     }
     chunk.taken_by[work.serial & 1].store(thread, std::memory_order_relaxed);
@@ -209,6 +221,9 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
   take_all();
   if (!took_any) return;
   if (finish) (*finish)(thread);
+  busy_ns_.fetch_add(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - first_chunk).count(),
+      std::memory_order_relaxed);
   // The thread that does the last chunk is unfinished until here, so the run is over only
   // after some thread's finish leaves none unfinished.
   if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) maybe_done();
@@ -235,7 +250,9 @@ void RowPool::worker_loop(unsigned index) {
     }
     {
       std::unique_lock<std::mutex> lock(mutex_);
+      sleeping_.fetch_add(1, std::memory_order_relaxed);
       wake_.wait(lock, [&] { return stopping_ || published() != seen; });
+      sleeping_.fetch_sub(1, std::memory_order_relaxed);
       if (stopping_) return;
       seen = published();
     }

@@ -50,7 +50,11 @@ class RowPool {
   void run(unsigned threads, int rows, const Band &band, const Finish &finish = {});
   // The caller's frame is over (whatever runs it took): workers still awake stay so for the
   // next frame if frames come back to back (kMaxLinger), and sleep after kWorkerSpin if not.
+  // A frame after one of less work than kWorthWaking leaves workers that sleep asleep: its
+  // runs are done on the caller alone.
   void end_frame();
+  // Workers waiting asleep for a run, at the moment of the call.
+  unsigned sleeping_workers() const { return sleeping_.load(std::memory_order_relaxed); }
 
  private:
   // The chunks each thread of a run gets on average: enough for a late worker to leave its
@@ -67,6 +71,11 @@ class RowPool {
   // kMaxLinger (frames back to back, as a transcode feeds them), so they are there when the next
   // frame comes; a live stream's frames, milliseconds apart, find them asleep.
   static constexpr std::chrono::microseconds kMaxLinger{500};
+  // The work (one thread's time) a frame must have taken for the next to wake sleeping workers.
+  // Waking them costs the caller the wake-up's system call and the frame the time until they
+  // start: on a virtual machine whose other vCPUs sleep, up to 40 us and 80-100 us (the
+  // hypervisor wakes a vCPU), where a smaller frame is done sooner on the caller alone.
+  static constexpr std::chrono::microseconds kWorthWaking{200};
 
   // A chunk of a run: which run took it last (a thread takes it by raising this to its run's
   // serial), and the thread that took it in the last two runs (by the serial's parity). A cache
@@ -97,6 +106,10 @@ class RowPool {
   std::atomic<unsigned> chunks_done_{0};
   // Threads that took a chunk of the run and have not finished.
   std::atomic<unsigned> unfinished_{0};
+  // The threads' time from their first chunk of the run to the end of their finish, added up.
+  std::atomic<std::int64_t> busy_ns_{0};
+  // Workers waiting on wake_.
+  std::atomic<unsigned> sleeping_{0};
   // The CPU the caller last ran a run on several threads from (-1: unknown), which workers keep
   // off (CallerCpuAvoidance).
   std::atomic<int> caller_cpu_{-1};
@@ -112,6 +125,12 @@ class RowPool {
   Clock::time_point frame_end_{};
   bool frame_ended_ = false;
   Clock::duration linger_{};
+  // The work of the frame so far (the time the threads of its runs were busy) and of
+  // the last frame (unknown before the first ends), and whether this frame's runs are done on
+  // the caller alone.
+  Clock::duration frame_work_{};
+  Clock::duration last_frame_work_ = Clock::duration::max();
+  bool alone_ = false;
   // mutex_ guards sleeping: workers wait on wake_ for a new run, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;

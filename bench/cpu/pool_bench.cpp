@@ -5,7 +5,8 @@
 // live stream leaves it idle, or stays busy, as a stream of back-to-back frames keeps it. Prints
 // the median frame time against the same work on one thread, and in how many frames the second
 // thread did none, some or all of a run's chunks: where the kernel puts a woken worker on the
-// caller's core (or the hypervisor has parked the other one), it does none or all of them.
+// caller's core (or the hypervisor has parked the other one), it does none or all of them. Frames
+// of less work than RowPool::kWorthWaking leave the sleeping worker asleep and run on one thread.
 //   histeq-pool-bench [--chunk-us N] [--frames N]
 #include <algorithm>
 #include <array>
@@ -54,9 +55,9 @@ void measure(double chunk_us, int frames, bool idle_between) {
     std::array<std::atomic<int>, 2> by_worker{};
     const auto start = Clock::now();
     for (int run = 0; run < 2; ++run) {
-      pool.run(2, kChunks, [&](unsigned thread, int, int) {
-        if (thread != 0) by_worker[run]++;
-        busy_for(chunk);
+      pool.run(2, kChunks, [&](unsigned thread, int begin, int end) {
+        if (thread != 0) by_worker[run] += end - begin;
+        busy_for(chunk * (end - begin));
       });
     }
     pool.end_frame();

@@ -21,6 +21,12 @@ int first_cpu(const CpuSet &set) {
   return -1;
 }
 
+void busy_for(std::chrono::microseconds span) {
+  const auto until = std::chrono::steady_clock::now() + span;
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
 // Gives the calling thread its mask back when the test ends, however it ends.
 class ThreadMaskKept {
  public:
@@ -59,7 +65,8 @@ TEST(CpuSet, WithoutTakesOutOneCpuAndAppliedItHoldsTheThreadOffIt) {
 
 // A worker that has slept sees the CPU its caller runs on: its mask is the one it started with
 // less that CPU, and it runs elsewhere. The caller is held to one CPU, so that the CPU its last
-// run recorded is the one it runs on.
+// run recorded is the one it runs on. Each frame takes over a millisecond of work, so that the
+// next wakes the workers (row_pool.h: kWorthWaking).
 TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
   const ThreadMaskKept kept;
   const CpuSet &mask = kept.mask();
@@ -78,7 +85,8 @@ TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
     std::atomic<bool> worker_ran{false};
     CpuSet worker_mask;
     int worker_cpu = -1;
-    pool.run(2, 8, [&](unsigned thread, int, int) {
+    pool.run(2, 8, [&](unsigned thread, int begin, int end) {
+      busy_for(std::chrono::microseconds(150 * (end - begin)));
       if (thread == 0) {
         // The caller's chunks wait for the worker's first, so that the worker takes one.
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -159,6 +159,53 @@ TEST(RowPool, EachThreadFirstTakesItsShareThenWhatItTookTheRunBefore) {
   }
 }
 
+// Waits (10 s at most) until every worker of `pool` sleeps; false if they do not.
+bool workers_fall_asleep(const RowPool &pool) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (pool.sleeping_workers() < pool.size() - 1) {
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+// A frame after one of little work leaves the sleeping workers asleep and runs on the caller
+// alone; a frame after one of much work wakes them (row_pool.h: kWorthWaking).
+TEST(RowPool, SleepingWorkersWakeOnlyAfterAFrameOfMuchWork) {
+  RowPool pool(2);
+  if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
+  // A frame of next to no work: one empty band.
+  pool.run(1, 8, [](unsigned, int, int) {});
+  pool.end_frame();
+  ASSERT_TRUE(workers_fall_asleep(pool));
+  std::vector<int> rows_by_thread(2, 0);
+  pool.run(2, 8, [&](unsigned thread, int begin, int end) {
+    rows_by_thread[thread] += end - begin;
+    // This frame's work: enough for the next to wake the workers.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  });
+  pool.end_frame();
+  EXPECT_EQ(rows_by_thread[0], 8);
+  EXPECT_EQ(rows_by_thread[1], 0);
+
+  ASSERT_TRUE(workers_fall_asleep(pool));
+  std::atomic<bool> worker_ran{false};
+  pool.run(2, 8, [&](unsigned thread, int, int) {
+    if (thread != 0) {
+      worker_ran = true;
+      return;
+    }
+    // The caller's chunks wait for a worker's, which must come.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+  });
+  pool.end_frame();
+  EXPECT_TRUE(worker_ran.load()) << "no worker took a chunk in 10 s";
+}
+
 // Each thread that took a chunk finishes once, after its last chunk and before run() returns,
 // however slow its finish; a thread that took none does not finish. Runs back to back, after
 // sleeping workers, and on a single thread.
