@@ -106,7 +106,9 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
     const Clock::duration gap = start - frame_end_;
     linger_ =
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
-    alone_ = last_frame_work_ < kWorthWaking &&
+    // Frames back to back find the workers awake, or keep them so once woken; a frame after an
+    // idle gap wakes sleeping workers only if the last frame's work was worth what that costs.
+    alone_ = gap > kMaxLinger && last_frame_work_ < kWakeWorth * wake_cost_ &&
              sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
   }
   if (threads == 1 || rows <= 1 || alone_) {
@@ -130,7 +132,10 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
   chunks_done_.store(0, std::memory_order_relaxed);
   unfinished_.store(0, std::memory_order_relaxed);
   busy_ns_.store(0, std::memory_order_relaxed);
+  first_worker_chunk_ns_.store(0, std::memory_order_relaxed);
+  const bool all_asleep = sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
   const std::uint64_t word = Work{++serial_, again, chunks}.word();
+  const Clock::time_point published = Clock::now();
   {
     std::lock_guard<std::mutex> lock(mutex_);
     work_.store(word, std::memory_order_release);
@@ -151,7 +156,15 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
     done_.wait(lock, all_done);
     caller_sleeping_ = false;
   }
+  const Clock::time_point end = Clock::now();
   frame_work_ += std::chrono::nanoseconds(busy_ns_.load(std::memory_order_relaxed));
+  if (all_asleep) {
+    // Until the first worker started, or (none did) at least the whole run.
+    const std::int64_t first = first_worker_chunk_ns_.load(std::memory_order_relaxed);
+    const Clock::duration cost =
+        (first != 0 ? Clock::time_point(std::chrono::nanoseconds(first)) : end) - published;
+    wake_cost_ = wake_cost_ == Clock::duration{} ? cost : (3 * wake_cost_ + cost) / 4;
+  }
 }
 
 void RowPool::end_frame() {
@@ -195,6 +208,10 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
       took_any = true;
       first_chunk = Clock::now();
       unfinished_.fetch_add(1, std::memory_order_relaxed);
+      std::int64_t none = 0;
+      if (thread != 0)
+        first_worker_chunk_ns_.compare_exchange_strong(none, since_epoch_ns(first_chunk),
+                                                       std::memory_order_relaxed);
     }
     chunk.taken_by[work.serial & 1].store(thread, std::memory_order_relaxed);
     (*band)(thread, chunk_start(rows, work.chunks, k), chunk_start(rows, work.chunks, k + 1));

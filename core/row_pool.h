@@ -50,8 +50,9 @@ class RowPool {
   void run(unsigned threads, int rows, const Band &band, const Finish &finish = {});
   // The caller's frame is over (whatever runs it took): workers still awake stay so for the
   // next frame if frames come back to back (kMaxLinger), and sleep after kWorkerSpin if not.
-  // A frame after one of less work than kWorthWaking leaves workers that sleep asleep: its
-  // runs are done on the caller alone.
+  // A frame that comes after an idle gap (longer than kMaxLinger) and after a frame of less
+  // work than kWakeWorth times what waking the workers has cost leaves them asleep: its runs are
+  // done on the caller alone.
   void end_frame();
   // Workers waiting asleep for a run, at the moment of the call.
   unsigned sleeping_workers() const { return sleeping_.load(std::memory_order_relaxed); }
@@ -71,11 +72,12 @@ class RowPool {
   // kMaxLinger (frames back to back, as a transcode feeds them), so they are there when the next
   // frame comes; a live stream's frames, milliseconds apart, find them asleep.
   static constexpr std::chrono::microseconds kMaxLinger{500};
-  // The work (one thread's time) a frame must have taken for the next to wake sleeping workers.
-  // Waking them costs the caller the wake-up's system call and the frame the time until they
-  // start: on a virtual machine whose other vCPUs sleep, up to 40 us and 80-100 us (the
-  // hypervisor wakes a vCPU), where a smaller frame is done sooner on the caller alone.
-  static constexpr std::chrono::microseconds kWorthWaking{200};
+  // Waking sleeping workers costs the time until the first starts (the caller's system call
+  // included): measured by the pool, 80-130 us on a virtual machine whose other vCPUs sleep
+  // (the hypervisor wakes a vCPU). A frame of work W done on the caller from then on with one
+  // worker takes about C + (W - C) / 2, less than W alone only where W > C; twice C leaves room
+  // for the worker's cold caches.
+  static constexpr int kWakeWorth = 2;
 
   // A chunk of a run: which run took it last (a thread takes it by raising this to its run's
   // serial), and the thread that took it in the last two runs (by the serial's parity). A cache
@@ -106,8 +108,10 @@ class RowPool {
   std::atomic<unsigned> chunks_done_{0};
   // Threads that took a chunk of the run and have not finished.
   std::atomic<unsigned> unfinished_{0};
-  // The threads' time from their first chunk of the run to the end of their finish, added up.
+  // The threads' time from their first chunk of the run to the end of their finish, added up,
+  // and when a worker first started a chunk of it (steady clock, nanoseconds; 0: none has).
   std::atomic<std::int64_t> busy_ns_{0};
+  std::atomic<std::int64_t> first_worker_chunk_ns_{0};
   // Workers waiting on wake_.
   std::atomic<unsigned> sleeping_{0};
   // The CPU the caller last ran a run on several threads from (-1: unknown), which workers keep
@@ -131,6 +135,8 @@ class RowPool {
   Clock::duration frame_work_{};
   Clock::duration last_frame_work_ = Clock::duration::max();
   bool alone_ = false;
+  // What waking every sleeping worker has cost (a moving average; 0 until a run has done so).
+  Clock::duration wake_cost_{};
   // mutex_ guards sleeping: workers wait on wake_ for a new run, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -65,8 +65,8 @@ TEST(CpuSet, WithoutTakesOutOneCpuAndAppliedItHoldsTheThreadOffIt) {
 
 // A worker that has slept sees the CPU its caller runs on: its mask is the one it started with
 // less that CPU, and it runs elsewhere. The caller is held to one CPU, so that the CPU its last
-// run recorded is the one it runs on. Each frame takes over a millisecond of work, so that the
-// next wakes the workers (row_pool.h: kWorthWaking).
+// run recorded is the one it runs on. Each frame takes 8 ms of work, so that the next wakes the
+// workers (row_pool.h: kWakeWorth).
 TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
   const ThreadMaskKept kept;
   const CpuSet &mask = kept.mask();
@@ -86,7 +86,7 @@ TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
     CpuSet worker_mask;
     int worker_cpu = -1;
     pool.run(2, 8, [&](unsigned thread, int begin, int end) {
-      busy_for(std::chrono::microseconds(150 * (end - begin)));
+      busy_for(std::chrono::milliseconds(end - begin));
       if (thread == 0) {
         // The caller's chunks wait for the worker's first, so that the worker takes one.
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);

@@ -169,41 +169,59 @@ bool workers_fall_asleep(const RowPool &pool) {
   return true;
 }
 
-// A frame after one of little work leaves the sleeping workers asleep and runs on the caller
-// alone; a frame after one of much work wakes them (row_pool.h: kWorthWaking).
-TEST(RowPool, SleepingWorkersWakeOnlyAfterAFrameOfMuchWork) {
+// Frames after an idle gap (every worker asleep, and longer than they linger: kMaxLinger): once
+// the pool has measured what waking the workers costs, a frame after one of little work leaves
+// them asleep and runs on the caller alone, and a frame after one of much work wakes them. A
+// frame right after another wakes them whatever the work (row_pool.h: kWakeWorth).
+TEST(RowPool, SleepingWorkersWakeAfterAFrameOfMuchWorkOrBackToBack) {
   RowPool pool(2);
   if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
-  // A frame of next to no work: one empty band.
-  pool.run(1, 8, [](unsigned, int, int) {});
-  pool.end_frame();
-  ASSERT_TRUE(workers_fall_asleep(pool));
+  const auto idle = [&] {
+    const bool asleep = workers_fall_asleep(pool);
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    return asleep;
+  };
+  // A frame whose caller's chunks wait for a worker's: whether one came within 10 s.
+  const auto frame_a_worker_joins = [&] {
+    std::atomic<bool> worker_ran{false};
+    pool.run(2, 8, [&](unsigned thread, int, int) {
+      if (thread != 0) {
+        worker_ran = true;
+        return;
+      }
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::yield();
+    });
+    pool.end_frame();
+    return worker_ran.load();
+  };
+  const auto frame_of_no_work = [&] {
+    pool.run(1, 8, [](unsigned, int, int) {});
+    pool.end_frame();
+  };
+
+  ASSERT_TRUE(idle());
+  ASSERT_TRUE(frame_a_worker_joins()) << "the first wake-up, which the pool measures";
+  ASSERT_TRUE(idle());
+  frame_of_no_work();
+  ASSERT_TRUE(idle());
   std::vector<int> rows_by_thread(2, 0);
   pool.run(2, 8, [&](unsigned thread, int begin, int end) {
     rows_by_thread[thread] += end - begin;
-    // This frame's work: enough for the next to wake the workers.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    // Work enough for the next frame to wake the workers.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
     while (std::chrono::steady_clock::now() < until) {
     }
   });
   pool.end_frame();
   EXPECT_EQ(rows_by_thread[0], 8);
   EXPECT_EQ(rows_by_thread[1], 0);
-
-  ASSERT_TRUE(workers_fall_asleep(pool));
-  std::atomic<bool> worker_ran{false};
-  pool.run(2, 8, [&](unsigned thread, int, int) {
-    if (thread != 0) {
-      worker_ran = true;
-      return;
-    }
-    // The caller's chunks wait for a worker's, which must come.
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::yield();
-  });
-  pool.end_frame();
-  EXPECT_TRUE(worker_ran.load()) << "no worker took a chunk in 10 s";
+  ASSERT_TRUE(idle());
+  EXPECT_TRUE(frame_a_worker_joins()) << "after a frame of much work";
+  ASSERT_TRUE(idle());
+  frame_of_no_work();
+  EXPECT_TRUE(frame_a_worker_joins()) << "right after a frame of no work";
 }
 
 // Each thread that took a chunk finishes once, after its last chunk and before run() returns,
