@@ -51,8 +51,8 @@ class RowPool {
   // The caller's frame is over (whatever runs it took): workers still awake stay so for the
   // next frame if frames come back to back (kMaxLinger), and sleep after kWorkerSpin if not.
   // A frame that comes after an idle gap (longer than kMaxLinger) and after a frame of less
-  // work than kWakeWorth times what waking the workers has cost leaves them asleep: its runs are
-  // done on the caller alone.
+  // work than waking the workers costs (wake_latency_ns_ and notify_cost_) leaves them asleep:
+  // its runs are done on the caller alone.
   void end_frame();
   // Workers waiting asleep for a run, at the moment of the call.
   unsigned sleeping_workers() const { return sleeping_.load(std::memory_order_relaxed); }
@@ -72,12 +72,6 @@ class RowPool {
   // kMaxLinger (frames back to back, as a transcode feeds them), so they are there when the next
   // frame comes; a live stream's frames, milliseconds apart, find them asleep.
   static constexpr std::chrono::microseconds kMaxLinger{500};
-  // Waking sleeping workers costs the time until the first starts (the caller's system call
-  // included): measured by the pool, 80-130 us on a virtual machine whose other vCPUs sleep
-  // (the hypervisor wakes a vCPU). A frame of work W done on the caller from then on with one
-  // worker takes about C + (W - C) / 2, less than W alone only where W > C; twice C leaves room
-  // for the worker's cold caches.
-  static constexpr int kWakeWorth = 2;
 
   // A chunk of a run: which run took it last (a thread takes it by raising this to its run's
   // serial), and the thread that took it in the last two runs (by the serial's parity). A cache
@@ -108,10 +102,17 @@ class RowPool {
   std::atomic<unsigned> chunks_done_{0};
   // Threads that took a chunk of the run and have not finished.
   std::atomic<unsigned> unfinished_{0};
-  // The threads' time from their first chunk of the run to the end of their finish, added up,
-  // and when a worker first started a chunk of it (steady clock, nanoseconds; 0: none has).
+  // The threads' time from their first chunk of the run to the end of their finish, added up.
   std::atomic<std::int64_t> busy_ns_{0};
-  std::atomic<std::int64_t> first_worker_chunk_ns_{0};
+  // Waking sleeping workers costs a frame the time L from publishing a run until the first
+  // worker is up, and the caller's time N in the wake-up's system call, where it does no work
+  // (on a virtual machine whose other vCPUs sleep, L is 80-130 us and N up to 40: the hypervisor
+  // wakes a vCPU). A frame of work W then takes about L + (W - (L - N)) / 2 on the caller and a
+  // worker, less than W alone only where W > L + N. When the caller last asked sleeping workers
+  // up and none has answered (steady clock, nanoseconds; 0: none pending), and L, a moving
+  // average (0 before the first wake-up), which the first worker up measures.
+  std::atomic<std::int64_t> wake_requested_ns_{0};
+  std::atomic<std::int64_t> wake_latency_ns_{0};
   // Workers waiting on wake_.
   std::atomic<unsigned> sleeping_{0};
   // The CPU the caller last ran a run on several threads from (-1: unknown), which workers keep
@@ -135,8 +136,8 @@ class RowPool {
   Clock::duration frame_work_{};
   Clock::duration last_frame_work_ = Clock::duration::max();
   bool alone_ = false;
-  // What waking every sleeping worker has cost (a moving average; 0 until a run has done so).
-  Clock::duration wake_cost_{};
+  // N above, a moving average of the caller's own measures.
+  Clock::duration notify_cost_{};
   // mutex_ guards sleeping: workers wait on wake_ for a new run, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;

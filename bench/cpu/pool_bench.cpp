@@ -6,8 +6,8 @@
 // the median frame time against the same work on one thread, and in how many frames the second
 // thread did none, some or all of a run's chunks: where the kernel puts a woken worker on the
 // caller's core (or the hypervisor has parked the other one), it does none or all of them. After
-// an idle gap, frames of less work than RowPool::kWakeWorth times what waking the worker costs
-// leave it asleep and run on one thread.
+// an idle gap, frames of less work than waking the worker has cost leave it asleep and run on
+// one thread (RowPool::end_frame).
 //   histeq-pool-bench [--chunk-us N] [--frames N]
 #include <algorithm>
 #include <array>

@@ -66,7 +66,7 @@ TEST(CpuSet, WithoutTakesOutOneCpuAndAppliedItHoldsTheThreadOffIt) {
 // A worker that has slept sees the CPU its caller runs on: its mask is the one it started with
 // less that CPU, and it runs elsewhere. The caller is held to one CPU, so that the CPU its last
 // run recorded is the one it runs on. Each frame takes 8 ms of work, so that the next wakes the
-// workers (row_pool.h: kWakeWorth).
+// workers (row_pool.h: wake_cost_).
 TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
   const ThreadMaskKept kept;
   const CpuSet &mask = kept.mask();

@@ -172,7 +172,7 @@ bool workers_fall_asleep(const RowPool &pool) {
 // Frames after an idle gap (every worker asleep, and longer than they linger: kMaxLinger): once
 // the pool has measured what waking the workers costs, a frame after one of little work leaves
 // them asleep and runs on the caller alone, and a frame after one of much work wakes them. A
-// frame right after another wakes them whatever the work (row_pool.h: kWakeWorth).
+// frame right after another wakes them whatever the work (row_pool.h: wake_cost_).
 TEST(RowPool, SleepingWorkersWakeAfterAFrameOfMuchWorkOrBackToBack) {
   RowPool pool(2);
   if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
