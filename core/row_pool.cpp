@@ -26,12 +26,6 @@ struct Work {
   std::uint64_t word() const { return serial << 17 | std::uint64_t(again) << 16 | chunks; }
 };
 
-// A moving average of samples of a cost, `average` 0 before the first.
-template <typename T>
-T moving_average(T average, T sample) {
-  return average == T{} ? sample : (3 * average + sample) / 4;
-}
-
 std::int64_t since_epoch_ns(RowPool::Clock::time_point t) {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count();
 }
@@ -114,10 +108,9 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
     // Frames back to back find the workers awake, or keep them so once woken; a frame after an
     // idle gap wakes sleeping workers only if the last frame's work was worth what that costs.
-    const Clock::duration wake_cost =
-        std::chrono::nanoseconds(wake_latency_ns_.load(std::memory_order_relaxed)) + notify_cost_;
-    alone_ = gap > kMaxLinger && last_frame_work_ < wake_cost &&
-             sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
+    alone_ = gap > kMaxLinger &&
+             sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size()) &&
+             !wake_cost_.worth_waking(last_frame_work_);
   }
   if (threads == 1 || rows <= 1 || alone_) {
     band(0, 0, rows);
@@ -143,18 +136,13 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
   const bool all_asleep = sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
   const std::uint64_t word = Work{++serial_, again, chunks}.word();
   const Clock::time_point published = Clock::now();
-  if (all_asleep) {
-    // The earliest wake-up no worker has answered yet.
-    std::int64_t none = 0;
-    wake_requested_ns_.compare_exchange_strong(none, since_epoch_ns(published),
-                                               std::memory_order_relaxed);
-  }
+  if (all_asleep) wake_cost_.ask(published);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     work_.store(word, std::memory_order_release);
   }
   wake_.notify_all();
-  if (all_asleep) notify_cost_ = moving_average(notify_cost_, Clock::now() - published);
+  if (all_asleep) wake_cost_.asked(Clock::now() - published);
   take_chunks(0, word);
 
   // A thread counts itself unfinished before it does its first chunk, so once every chunk is
@@ -273,16 +261,8 @@ void RowPool::worker_loop(unsigned index) {
       wake_.wait(lock, [&] { return stopping_ || published() != seen; });
       sleeping_.fetch_sub(1, std::memory_order_relaxed);
       if (stopping_) return;
-      // The first worker up answers the wake-up: how long it took, whether or not the run it was
-      // for is still going.
-      const std::int64_t requested = wake_requested_ns_.exchange(0, std::memory_order_relaxed);
-      if (requested != 0) {
-        const std::int64_t latency = since_epoch_ns(Clock::now()) - requested;
-        std::int64_t average = wake_latency_ns_.load(std::memory_order_relaxed);
-        while (!wake_latency_ns_.compare_exchange_weak(average, moving_average(average, latency),
-                                                       std::memory_order_relaxed)) {
-        }
-      }
+      // Whether or not the run it was woken for is still going.
+      wake_cost_.up(Clock::now());
       seen = published();
     }
     take_chunks(index, seen);

@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "wake_cost.h"
+
 namespace histeq {
 
 // A fixed set of worker threads that share a frame's rows. Threads are created once, not per
@@ -51,8 +53,8 @@ class RowPool {
   // The caller's frame is over (whatever runs it took): workers still awake stay so for the
   // next frame if frames come back to back (kMaxLinger), and sleep after kWorkerSpin if not.
   // A frame that comes after an idle gap (longer than kMaxLinger) and after a frame of less
-  // work than waking the workers costs (wake_latency_ns_ and notify_cost_) leaves them asleep:
-  // its runs are done on the caller alone.
+  // work than waking the workers costs (WakeCost) leaves them asleep: its runs are done on the
+  // caller alone.
   void end_frame();
   // Workers waiting asleep for a run, at the moment of the call.
   unsigned sleeping_workers() const { return sleeping_.load(std::memory_order_relaxed); }
@@ -104,15 +106,6 @@ class RowPool {
   std::atomic<unsigned> unfinished_{0};
   // The threads' time from their first chunk of the run to the end of their finish, added up.
   std::atomic<std::int64_t> busy_ns_{0};
-  // Waking sleeping workers costs a frame the time L from publishing a run until the first
-  // worker is up, and the caller's time N in the wake-up's system call, where it does no work
-  // (on a virtual machine whose other vCPUs sleep, L is 80-130 us and N up to 40: the hypervisor
-  // wakes a vCPU). A frame of work W then takes about L + (W - (L - N)) / 2 on the caller and a
-  // worker, less than W alone only where W > L + N. When the caller last asked sleeping workers
-  // up and none has answered (steady clock, nanoseconds; 0: none pending), and L, a moving
-  // average (0 before the first wake-up), which the first worker up measures.
-  std::atomic<std::int64_t> wake_requested_ns_{0};
-  std::atomic<std::int64_t> wake_latency_ns_{0};
   // Workers waiting on wake_.
   std::atomic<unsigned> sleeping_{0};
   // The CPU the caller last ran a run on several threads from (-1: unknown), which workers keep
@@ -136,8 +129,8 @@ class RowPool {
   Clock::duration frame_work_{};
   Clock::duration last_frame_work_ = Clock::duration::max();
   bool alone_ = false;
-  // N above, a moving average of the caller's own measures.
-  Clock::duration notify_cost_{};
+  // What waking the workers costs (the caller's, but for the workers' WakeCost::up).
+  WakeCost wake_cost_;
   // mutex_ guards sleeping: workers wait on wake_ for a new run, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;
