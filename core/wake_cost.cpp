@@ -13,9 +13,9 @@ std::int64_t since_epoch_ns(WakeCost::Clock::time_point t) {
 
 }  // namespace
 
-WakeCost::Clock::duration WakeCost::Median::median() const {
+WakeCost::Clock::duration WakeCost::Samples::median() const {
   std::array<Clock::duration, kSamples> sorted = samples;
-  const int n = std::min(count, kSamples);
+  const int n = size();
   std::nth_element(sorted.begin(), sorted.begin() + n / 2, sorted.begin() + n);
   return sorted[std::size_t(n / 2)];
 }
@@ -42,7 +42,13 @@ bool WakeCost::worth_waking(Clock::duration work) {
     pending_ = false;
     latency_.add(Clock::time_point(std::chrono::nanoseconds(up)) - asked_at_);
   }
-  if (latency_.count == 0 || notify_.count == 0 || work >= latency_.median() + notify_.median()) {
+  if (latency_.count == 0 || notify_.count == 0) return true;
+  const Clock::duration notify = notify_.median();
+  // Twice the gain, summed over the wake-ups.
+  Clock::duration gain{};
+  for (int i = 0; i < latency_.size(); ++i)
+    gain += std::max(work - latency_.samples[std::size_t(i)] - notify, -2 * notify);
+  if (gain > Clock::duration{}) {
     not_worth_ = 0;
     return true;
   }

@@ -12,12 +12,12 @@ namespace histeq {
 // frame of so much work is worth it. Waking them costs the time L from asking them up until the
 // first is up, and the caller's time N in the wake-up's system call, where it does no work (on a
 // virtual machine whose other vCPUs sleep, L is 80-130 us and N up to 40: the hypervisor wakes a
-// vCPU). A frame of work W then takes about L + (W - (L - N)) / 2 on the caller and one worker,
-// less than W alone only where W > L + N. L and N are each the median of their last kSamples
-// measures, so that neither one slow wake-up nor one fast one (a vCPU not yet halted) decides;
-// and every kProbeEvery-th
-// frame found not worth it wakes them all the same, so that a cost that has fallen is seen.
-// ask, asked and worth_waking are the caller's, up a worker's.
+// vCPU; elsewhere L can be a few microseconds or, now and then, hundreds, and N a few). A frame
+// of work W then takes about L + (W - (L - N)) / 2 on the caller and one worker, (W - L - N) / 2
+// less than W alone, or N more where the worker comes too late to help. A frame is worth it
+// where that gain, over the last kSamples wake-ups' L and their median N, adds up to more than
+// nothing. Every kProbeEvery-th frame found not worth it wakes them all the same, so that a cost
+// that has fallen is seen. ask, asked and worth_waking are the caller's, up a worker's.
 class WakeCost {
  public:
   using Clock = std::chrono::steady_clock;
@@ -36,10 +36,11 @@ class WakeCost {
   bool worth_waking(Clock::duration work);
 
  private:
-  // The median of the last kSamples samples (of those taken, where fewer).
-  struct Median {
+  // The last kSamples samples (those taken, where fewer).
+  struct Samples {
     std::array<Clock::duration, kSamples> samples{};
     int count = 0;
+    int size() const { return count < kSamples ? count : kSamples; }
     void add(Clock::duration sample) { samples[std::size_t(count++ % kSamples)] = sample; }
     Clock::duration median() const;
   };
@@ -49,7 +50,7 @@ class WakeCost {
   std::atomic<std::int64_t> up_ns_{0};
   Clock::time_point asked_at_{};
   bool pending_ = false;
-  Median latency_, notify_;
+  Samples latency_, notify_;
   int not_worth_ = 0;
 };
 

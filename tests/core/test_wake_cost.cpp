@@ -30,11 +30,12 @@ TEST(WakeCost, EveryFrameIsWorthItBeforeAWakeUpIsMeasured) {
   EXPECT_TRUE(cost.worth_waking(microseconds(1)));
 }
 
-TEST(WakeCost, AFrameIsWorthItFromTheLatencyAndTheCallersCallOn) {
+// One wake-up of L = 100 us and N = 40 us: W - L - N is the gain, so from 140 us of work on.
+TEST(WakeCost, AFrameIsWorthItWhereItsWorkPassesTheLatencyAndTheCallersCall) {
   WakeCost cost;
   wake(cost, Clock::now(), microseconds(40), microseconds(100));
-  EXPECT_FALSE(cost.worth_waking(microseconds(139)));
-  EXPECT_TRUE(cost.worth_waking(microseconds(140)));
+  EXPECT_FALSE(cost.worth_waking(microseconds(140)));
+  EXPECT_TRUE(cost.worth_waking(microseconds(141)));
 }
 
 TEST(WakeCost, TheLatencyRunsFromTheFirstUnansweredRequest) {
@@ -47,27 +48,39 @@ TEST(WakeCost, TheLatencyRunsFromTheFirstUnansweredRequest) {
   cost.up(first + microseconds(200));
   // A second worker up later does not answer again.
   cost.up(first + microseconds(900));
-  EXPECT_FALSE(cost.worth_waking(microseconds(209)));
-  EXPECT_TRUE(cost.worth_waking(microseconds(210)));
+  EXPECT_FALSE(cost.worth_waking(microseconds(210)));
+  EXPECT_TRUE(cost.worth_waking(microseconds(211)));
 }
 
-TEST(WakeCost, NeitherOneSlowNorOneFastWakeUpAmongTheLastFewDecides) {
-  WakeCost cost;
+// Each of the last five wake-ups is a gain of W - L - N, or a loss of N where the worker comes
+// too late: the sum decides.
+TEST(WakeCost, TheGainOverTheLastFiveWakeUpsDecides) {
   const Clock::time_point t = Clock::now();
-  const auto wake_and_collect = [&](microseconds notify, microseconds latency) {
-    wake(cost, t, notify, latency);
-    cost.worth_waking(microseconds(1000000));
+  const auto measure = [&](WakeCost &cost, std::initializer_list<int> latencies_us, int notify_us) {
+    for (int latency : latencies_us) {
+      wake(cost, t, microseconds(notify_us), microseconds(latency));
+      cost.worth_waking(microseconds(1000000));
+    }
   };
-  for (int i = 0; i < WakeCost::kSamples - 2; ++i)
-    wake_and_collect(microseconds(30), microseconds(100));
-  wake_and_collect(microseconds(3000), microseconds(50000));
-  wake(cost, t, microseconds(1), microseconds(5));
-  EXPECT_TRUE(cost.worth_waking(microseconds(130)));
-  EXPECT_FALSE(cost.worth_waking(microseconds(129)));
-  // Slow wake-ups, once they are most of the last few, do.
-  for (int i = 0; i < WakeCost::kSamples / 2 + 1; ++i)
-    wake_and_collect(microseconds(3000), microseconds(50000));
-  EXPECT_FALSE(cost.worth_waking(microseconds(52999)));
+  // A virtual machine's vCPUs: every wake-up slow, the caller's call long.
+  WakeCost vm;
+  measure(vm, {100, 90, 110, 100, 100}, 37);
+  EXPECT_FALSE(vm.worth_waking(microseconds(128)));
+  EXPECT_TRUE(vm.worth_waking(microseconds(240)));
+  // Most wake-ups quick, some slow, the call short: a small frame gains on the quick ones more
+  // than it loses on the slow ones.
+  WakeCost quick;
+  measure(quick, {20, 200, 20, 300, 20}, 3);
+  EXPECT_TRUE(quick.worth_waking(microseconds(128)));
+  EXPECT_FALSE(quick.worth_waking(microseconds(20)));
+  // One very slow wake-up among five does not outweigh the others.
+  WakeCost outlier;
+  measure(outlier, {100, 100, 50000, 100, 100}, 30);
+  EXPECT_TRUE(outlier.worth_waking(microseconds(200)));
+  // Only the last five count.
+  WakeCost recovered;
+  measure(recovered, {50000, 50000, 50000, 50000, 50000, 20, 20, 20, 20, 20}, 30);
+  EXPECT_TRUE(recovered.worth_waking(microseconds(60)));
 }
 
 TEST(WakeCost, EveryFewFramesNotWorthItWakeTheWorkersAllTheSame) {
