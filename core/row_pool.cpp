@@ -76,6 +76,9 @@ RowPool::RowPool(unsigned threads) {
   chunks_ = std::make_unique<Chunk[]>(max_chunks_);
   // Workers keep off the creating thread's CPU until a run says where the caller is.
   caller_cpu_.store(current_cpu(), std::memory_order_relaxed);
+  // The first frame comes after a gap, as every frame after the pool's last one does.
+  frame_end_ = Clock::now();
+  frame_ended_ = true;
   // Under a process or memory limit a thread may not start: the pool then runs with the ones
   // that did (at least the caller's), rather than let the exception reach the caller.
   for (unsigned i = 1; i < threads; ++i) {
@@ -107,15 +110,19 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
     linger_ =
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
     // Frames back to back find the workers awake, or keep them so once woken; a frame after an
-    // idle gap wakes sleeping workers only if the last frame's work was worth what that costs.
-    alone_ = gap > kMaxLinger &&
-             sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size()) &&
-             !wake_cost_.worth_waking(last_frame_work_);
+    // idle gap that finds them all asleep wakes them or not as WakeChoice has learnt.
+    choosing_ =
+        gap > kMaxLinger && sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
+    if (choosing_) {
+      if (rows != choice_rows_) wake_choice_.forget();
+      choice_rows_ = rows;
+      frame_start_ = start;
+      alone_ = !wake_choice_.wake();
+    }
   }
   if (threads == 1 || rows <= 1 || alone_) {
     band(0, 0, rows);
     if (finish && rows > 0) finish(0);
-    frame_work_ += Clock::now() - start;
     return;
   }
   awake_until_ns_.store(0, std::memory_order_relaxed);
@@ -132,17 +139,12 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
   rows_.store(rows, std::memory_order_relaxed);
   chunks_done_.store(0, std::memory_order_relaxed);
   unfinished_.store(0, std::memory_order_relaxed);
-  busy_ns_.store(0, std::memory_order_relaxed);
-  const bool all_asleep = sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
   const std::uint64_t word = Work{++serial_, again, chunks}.word();
-  const Clock::time_point published = Clock::now();
-  if (all_asleep) wake_cost_.ask(published);
   {
     std::lock_guard<std::mutex> lock(mutex_);
     work_.store(word, std::memory_order_release);
   }
   wake_.notify_all();
-  if (all_asleep) wake_cost_.asked(Clock::now() - published);
   take_chunks(0, word);
 
   // A thread counts itself unfinished before it does its first chunk, so once every chunk is
@@ -158,7 +160,6 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
     done_.wait(lock, all_done);
     caller_sleeping_ = false;
   }
-  frame_work_ += std::chrono::nanoseconds(busy_ns_.load(std::memory_order_relaxed));
 }
 
 void RowPool::end_frame() {
@@ -169,8 +170,8 @@ void RowPool::end_frame() {
   frame_end_ = Clock::now();
   frame_ended_ = true;
   alone_ = false;
-  last_frame_work_ = frame_work_;
-  frame_work_ = Clock::duration{};
+  if (choosing_) wake_choice_.took(frame_end_ - frame_start_);
+  choosing_ = false;
   awake_until_ns_.store(since_epoch_ns(frame_end_ + linger), std::memory_order_relaxed);
 }
 
@@ -187,7 +188,6 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
     if (caller_sleeping_) done_.notify_one();
   };
   bool took_any = false;
-  Clock::time_point first_chunk;
   // Takes chunk k if no thread has; true when every chunk is done. A chunk is taken only if its
   // run is this one and not yet over (every chunk of an ended run is marked taken in it or
   // later), so the fields above are its own.
@@ -200,7 +200,6 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
       return false;
     if (!took_any) {
       took_any = true;
-      first_chunk = Clock::now();
       unfinished_.fetch_add(1, std::memory_order_relaxed);
     }
     chunk.taken_by[work.serial & 1].store(thread, std::memory_order_relaxed);
@@ -228,9 +227,6 @@ void RowPool::take_chunks(unsigned thread, std::uint64_t word) {
   take_all();
   if (!took_any) return;
   if (finish) (*finish)(thread);
-  busy_ns_.fetch_add(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - first_chunk).count(),
-      std::memory_order_relaxed);
   // The thread that does the last chunk is unfinished until here, so the run is over only
   // after some thread's finish leaves none unfinished.
   if (unfinished_.fetch_sub(1, std::memory_order_acq_rel) == 1) maybe_done();
@@ -261,8 +257,6 @@ void RowPool::worker_loop(unsigned index) {
       wake_.wait(lock, [&] { return stopping_ || published() != seen; });
       sleeping_.fetch_sub(1, std::memory_order_relaxed);
       if (stopping_) return;
-      // Whether or not the run it was woken for is still going.
-      wake_cost_.up(Clock::now());
       seen = published();
     }
     take_chunks(index, seen);

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "wake_cost.h"
+#include "wake_choice.h"
 
 namespace histeq {
 
@@ -52,9 +52,9 @@ class RowPool {
   void run(unsigned threads, int rows, const Band &band, const Finish &finish = {});
   // The caller's frame is over (whatever runs it took): workers still awake stay so for the
   // next frame if frames come back to back (kMaxLinger), and sleep after kWorkerSpin if not.
-  // A frame that comes after an idle gap (longer than kMaxLinger) and after a frame of less
-  // work than waking the workers costs (WakeCost) leaves them asleep: its runs are done on the
-  // caller alone.
+  // A frame that comes after an idle gap (longer than kMaxLinger) and finds every worker
+  // asleep wakes them, or leaves them asleep and runs on the caller alone, as WakeChoice has
+  // learnt from such frames' times.
   void end_frame();
   // Workers waiting asleep for a run, at the moment of the call.
   unsigned sleeping_workers() const { return sleeping_.load(std::memory_order_relaxed); }
@@ -104,8 +104,6 @@ class RowPool {
   std::atomic<unsigned> chunks_done_{0};
   // Threads that took a chunk of the run and have not finished.
   std::atomic<unsigned> unfinished_{0};
-  // The threads' time from their first chunk of the run to the end of their finish, added up.
-  std::atomic<std::int64_t> busy_ns_{0};
   // Workers waiting on wake_.
   std::atomic<unsigned> sleeping_{0};
   // The CPU the caller last ran a run on several threads from (-1: unknown), which workers keep
@@ -123,14 +121,14 @@ class RowPool {
   Clock::time_point frame_end_{};
   bool frame_ended_ = false;
   Clock::duration linger_{};
-  // The work of the frame so far (the time the threads of its runs were busy) and of
-  // the last frame (unknown before the first ends), and whether this frame's runs are done on
-  // the caller alone.
-  Clock::duration frame_work_{};
-  Clock::duration last_frame_work_ = Clock::duration::max();
+  // Whether this frame's runs are done on the caller alone; whether it is one WakeChoice chose
+  // for (then when its first run on several threads began); and the rows that choice was
+  // learnt on.
   bool alone_ = false;
-  // What waking the workers costs (the caller's, but for the workers' WakeCost::up).
-  WakeCost wake_cost_;
+  bool choosing_ = false;
+  Clock::time_point frame_start_{};
+  int choice_rows_ = 0;
+  WakeChoice wake_choice_;
   // mutex_ guards sleeping: workers wait on wake_ for a new run, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -21,12 +21,6 @@ int first_cpu(const CpuSet &set) {
   return -1;
 }
 
-void busy_for(std::chrono::microseconds span) {
-  const auto until = std::chrono::steady_clock::now() + span;
-  while (std::chrono::steady_clock::now() < until) {
-  }
-}
-
 // Gives the calling thread its mask back when the test ends, however it ends.
 class ThreadMaskKept {
  public:
@@ -65,8 +59,8 @@ TEST(CpuSet, WithoutTakesOutOneCpuAndAppliedItHoldsTheThreadOffIt) {
 
 // A worker that has slept sees the CPU its caller runs on: its mask is the one it started with
 // less that CPU, and it runs elsewhere. The caller is held to one CPU, so that the CPU its last
-// run recorded is the one it runs on. Each frame takes 8 ms of work, so that the next wakes the
-// workers (row_pool.h: wake_cost_).
+// run recorded is the one it runs on. Each frame follows a frame of no work right away, so that
+// it wakes the sleeping worker rather than choose (WakeChoice).
 TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
   const ThreadMaskKept kept;
   const CpuSet &mask = kept.mask();
@@ -82,11 +76,12 @@ TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
   for (int frame = 0; frame < 3; ++frame) {
     // Long enough for the workers to sleep (row_pool.h: kWorkerSpin, kMaxLinger).
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    pool.run(1, 8, [](unsigned, int, int) {});
+    pool.end_frame();
     std::atomic<bool> worker_ran{false};
     CpuSet worker_mask;
     int worker_cpu = -1;
-    pool.run(2, 8, [&](unsigned thread, int begin, int end) {
-      busy_for(std::chrono::milliseconds(end - begin));
+    pool.run(2, 8, [&](unsigned thread, int, int) {
       if (thread == 0) {
         // The caller's chunks wait for the worker's first, so that the worker takes one.
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);

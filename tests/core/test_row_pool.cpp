@@ -169,11 +169,10 @@ bool workers_fall_asleep(const RowPool &pool) {
   return true;
 }
 
-// Frames after an idle gap (every worker asleep, and longer than they linger: kMaxLinger): once
-// the pool has measured what waking the workers costs, a frame after one of little work leaves
-// them asleep and runs on the caller alone, and a frame after one of much work wakes them. A
-// frame right after another wakes them whatever the work (row_pool.h: wake_cost_).
-TEST(RowPool, SleepingWorkersWakeAfterAFrameOfMuchWorkOrBackToBack) {
+// Frames after an idle gap (every worker asleep, and longer than they linger: kMaxLinger) wake
+// the workers or run on the caller alone as WakeChoice learns: the first wakes them, the second
+// runs alone, and then the faster way is taken. A frame right after another wakes them.
+TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWayAndBackToBackWake) {
   RowPool pool(2);
   if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
   const auto idle = [&] {
@@ -181,47 +180,42 @@ TEST(RowPool, SleepingWorkersWakeAfterAFrameOfMuchWorkOrBackToBack) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
     return asleep;
   };
-  // A frame whose caller's chunks wait for a worker's: whether one came within 10 s.
-  const auto frame_a_worker_joins = [&] {
+  // A frame whose rows each take 5 ms on the caller, while a worker's take none, and whose
+  // caller's chunks wait (10 s at most) for a worker's: alone it takes 40 ms, woken much less.
+  // Returns the rows the caller did.
+  const auto frame = [&] {
     std::atomic<bool> worker_ran{false};
-    pool.run(2, 8, [&](unsigned thread, int, int) {
+    std::atomic<int> caller_rows{0};
+    pool.run(2, 8, [&](unsigned thread, int begin, int end) {
       if (thread != 0) {
         worker_ran = true;
         return;
       }
+      caller_rows += end - begin;
+      if (end - begin == 8) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(40));
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 * (end - begin)));
       const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
       while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
         std::this_thread::yield();
     });
     pool.end_frame();
-    return worker_ran.load();
-  };
-  const auto frame_of_no_work = [&] {
-    pool.run(1, 8, [](unsigned, int, int) {});
-    pool.end_frame();
+    return caller_rows.load();
   };
 
   ASSERT_TRUE(idle());
-  ASSERT_TRUE(frame_a_worker_joins()) << "the first wake-up, which the pool measures";
+  EXPECT_LT(frame(), 8) << "the first frame after a gap wakes the workers";
   ASSERT_TRUE(idle());
-  frame_of_no_work();
-  ASSERT_TRUE(idle());
-  std::vector<int> rows_by_thread(2, 0);
-  pool.run(2, 8, [&](unsigned thread, int begin, int end) {
-    rows_by_thread[thread] += end - begin;
-    // Work enough for the next frame to wake the workers.
-    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-    while (std::chrono::steady_clock::now() < until) {
-    }
-  });
+  EXPECT_EQ(frame(), 8) << "the second runs alone";
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(idle());
+    EXPECT_LT(frame(), 8) << "then the faster way, waking, frame " << i;
+  }
+  pool.run(1, 8, [](unsigned, int, int) {});
   pool.end_frame();
-  EXPECT_EQ(rows_by_thread[0], 8);
-  EXPECT_EQ(rows_by_thread[1], 0);
-  ASSERT_TRUE(idle());
-  EXPECT_TRUE(frame_a_worker_joins()) << "after a frame of much work";
-  ASSERT_TRUE(idle());
-  frame_of_no_work();
-  EXPECT_TRUE(frame_a_worker_joins()) << "right after a frame of no work";
+  EXPECT_LT(frame(), 8) << "right after a frame";
 }
 
 // Each thread that took a chunk finishes once, after its last chunk and before run() returns,

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#pragma once
+
+#include <array>
+#include <chrono>
+
+namespace histeq {
+
+// Whether a frame that finds a pool's workers asleep (after an idle gap, as a live stream's
+// frames do) should wake them or run on the caller alone, learnt from such frames' times. Waking
+// costs the caller a system call and the frame the time until a worker is up: a few
+// microseconds on most machines, over a hundred on a virtual machine whose other vCPUs sleep (the
+// hypervisor wakes a vCPU), where a small frame is done sooner alone. Each way's time is the
+// median of its last kSamples frames (the lower middle one of two); the faster is taken, and every
+// kProbeEvery-th frame the other, so that a change in either is seen. The first frames try waking,
+// then alone.
+class WakeChoice {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr int kSamples = 3;
+  static constexpr int kProbeEvery = 16;
+
+  // Whether the next such frame wakes the workers.
+  bool wake();
+  // That frame took `time`.
+  void took(Clock::duration time);
+  // Frames of another size come: what was learnt does not hold for them.
+  void forget();
+
+ private:
+  // The last kSamples times (those taken, where fewer).
+  struct Times {
+    std::array<Clock::duration, kSamples> samples{};
+    int count = 0;
+    void add(Clock::duration time) { samples[std::size_t(count++ % kSamples)] = time; }
+    Clock::duration median() const;
+  };
+
+  Times woken_, alone_;
+  bool woke_ = false;
+  bool pending_ = false;
+  int since_probe_ = 0;
+};
+
+}  // namespace histeq
