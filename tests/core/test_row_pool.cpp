@@ -218,6 +218,45 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWayAndBackToBackWake) {
   EXPECT_LT(frame(), 8) << "right after a frame";
 }
 
+// Where frames after idle gaps run on the caller alone (the faster way for frames of no work,
+// which one thread finishes before a worker is up), a frame right after another still wakes the
+// sleeping workers: frames back to back do not choose.
+TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
+  RowPool pool(2);
+  if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
+  // Whether the caller did all the rows of a frame of no work.
+  const auto alone_after_a_gap = [&] {
+    EXPECT_TRUE(workers_fall_asleep(pool));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::atomic<int> caller_rows{0};
+    pool.run(2, 8, [&](unsigned thread, int begin, int end) {
+      if (thread == 0) caller_rows += end - begin;
+    });
+    pool.end_frame();
+    return caller_rows.load() == 8;
+  };
+  alone_after_a_gap();  // woken, as WakeChoice tries first
+  EXPECT_TRUE(alone_after_a_gap()) << "then alone";
+  EXPECT_TRUE(alone_after_a_gap()) << "and alone, the faster way";
+
+  ASSERT_TRUE(workers_fall_asleep(pool));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  pool.run(1, 8, [](unsigned, int, int) {});
+  pool.end_frame();
+  std::atomic<bool> worker_ran{false};
+  pool.run(2, 8, [&](unsigned thread, int, int) {
+    if (thread != 0) {
+      worker_ran = true;
+      return;
+    }
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
+      std::this_thread::yield();
+  });
+  pool.end_frame();
+  EXPECT_TRUE(worker_ran.load()) << "a frame right after another woke no worker in 10 s";
+}
+
 // Each thread that took a chunk finishes once, after its last chunk and before run() returns,
 // however slow its finish; a thread that took none does not finish. Runs back to back, after
 // sleeping workers, and on a single thread.
