@@ -21,12 +21,12 @@ const cpu_set_t *as_set(const std::vector<unsigned long> &words) {
 
 }  // namespace
 
-CpuSet CpuSet::of_this_thread() {
+CpuSet CpuSet::of_thread(long tid) {
   CpuSet set;
   // The kernel refuses a set smaller than its own (EINVAL): 1024 CPUs first, then more.
   for (std::size_t cpus = 1024; cpus <= (std::size_t(1) << 20); cpus *= 2) {
     set.words_.assign(CPU_ALLOC_SIZE(cpus) / sizeof(unsigned long), 0);
-    if (sched_getaffinity(0, set.bytes(), as_set(set.words_)) == 0) return set;
+    if (sched_getaffinity(pid_t(tid), set.bytes(), as_set(set.words_)) == 0) return set;
     if (errno != EINVAL) break;
   }
   set.words_.clear();
@@ -56,7 +56,7 @@ int current_cpu() {
   return sched_getcpu();
 }
 #else
-CpuSet CpuSet::of_this_thread() {
+CpuSet CpuSet::of_thread(long) {
   return CpuSet{};
 }
 unsigned CpuSet::count() const {
@@ -76,12 +76,20 @@ int current_cpu() {
 }
 #endif
 
-void CallerCpuAvoidance::avoid(int caller_cpu) {
-  if (caller_cpu == avoided_ || !allowed_.valid()) return;
-  avoided_ = caller_cpu;
-  const CpuSet others = allowed_.without(caller_cpu);
+void CallerCpuAvoidance::before_sleep(int caller_cpu) {
+  narrowed_ = CpuSet{};
+  if (caller_cpu < 0) return;
+  mask_ = CpuSet::of_this_thread();
+  if (!mask_.has(caller_cpu)) return;
+  const CpuSet others = mask_.without(caller_cpu);
   // A refused mask (the cpuset changed under the process) leaves the thread where it may run.
-  (others.count() > 0 ? others : allowed_).apply_to_this_thread();
+  if (others.count() > 0 && others.apply_to_this_thread()) narrowed_ = others;
+}
+
+void CallerCpuAvoidance::after_wake() {
+  if (!narrowed_.valid()) return;
+  if (CpuSet::of_this_thread() == narrowed_) mask_.apply_to_this_thread();
+  narrowed_ = CpuSet{};
 }
 
 }  // namespace histeq

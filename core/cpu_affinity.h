@@ -12,11 +12,14 @@ namespace histeq {
 class CpuSet {
  public:
   // The calling thread's mask (taskset's, a container's cpuset, which new threads inherit).
-  static CpuSet of_this_thread();
+  static CpuSet of_this_thread() { return of_thread(0); }
+  // The mask of thread `tid` of this process (gettid's; 0: the calling thread).
+  static CpuSet of_thread(long tid);
 
   bool valid() const { return !words_.empty(); }
   unsigned count() const;
   bool has(int cpu) const;
+  bool operator==(const CpuSet &other) const { return words_ == other.words_; }
   // This set less `cpu`.
   CpuSet without(int cpu) const;
   // Restricts the calling thread to this set; false where the set is invalid or the kernel
@@ -31,23 +34,22 @@ class CpuSet {
 // The CPU the calling thread runs on now, or -1 where it cannot be told.
 int current_cpu();
 
-// Keeps the calling thread, a pool's worker, off the CPU its caller was last seen on. A worker
-// woken while its caller works is often placed on the caller's own CPU by the scheduler (on a
-// virtual machine whose other vCPUs sleep, in most frames: see bench/README.md), where it waits
-// for the caller to finish instead of sharing the frame; kept off it, it wakes on another.
+// Keeps the calling thread, a pool's worker, off the CPU its caller was last seen on while it
+// sleeps. A worker woken while its caller works is often placed on the caller's own CPU by the
+// scheduler (on a virtual machine whose other vCPUs sleep, in most frames: see bench/README.md),
+// where it waits for the caller to finish instead of sharing the frame; kept off it, it wakes on
+// another. Awake, it may run wherever its mask allows, so that a busy CPU does not hold a chunk
+// the caller waits for. A mask set on the thread from outside (taskset, a cpuset) is kept.
 class CallerCpuAvoidance {
  public:
-  // The thread's mask, read on the thread itself.
-  CallerCpuAvoidance() : allowed_(CpuSet::of_this_thread()) {}
-
-  // Restricts the thread to its mask less `caller_cpu` (its whole mask where that leaves none, or
-  // `caller_cpu` is -1); only when the caller's CPU has changed since the last call, so that
-  // calls for the same CPU cost nothing.
-  void avoid(int caller_cpu);
+  // Before the thread sleeps: its mask (read again) less `caller_cpu`, where that leaves a CPU
+  // (nothing for -1).
+  void before_sleep(int caller_cpu);
+  // After it wakes: its whole mask again, unless the mask was changed from outside meanwhile.
+  void after_wake();
 
  private:
-  CpuSet allowed_;
-  int avoided_ = -1;
+  CpuSet mask_;
+  CpuSet narrowed_;
 };
-
 }  // namespace histeq

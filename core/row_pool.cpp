@@ -46,9 +46,9 @@ inline void spin_hint() {
 }
 
 // Looks for `ready()` until `deadline()` (which may move), yielding the core every few
-// microseconds: a thread woken onto this one's core (as a virtual machine's scheduler often places
-// it) then runs within microseconds, where spinning without yielding would hold it back. Returns
-// ready().
+// microseconds: a thread woken onto this one's core (as a scheduler may place it, with other
+// threads than the pool's workers) then runs within microseconds, where spinning without yielding
+// would hold it back. Returns ready().
 template <typename Deadline, typename Ready>
 bool spin_until(const Deadline &deadline, const Ready &ready) {
   constexpr std::chrono::microseconds kYieldEvery{5};
@@ -103,9 +103,9 @@ RowPool::~RowPool() {
 
 void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &finish) {
   threads = std::clamp(threads, 1u, size());
-  const Clock::time_point start = Clock::now();
   if (threads > 1 && rows > 1 && frame_ended_) {
     frame_ended_ = false;
+    const Clock::time_point start = Clock::now();
     const Clock::duration gap = start - frame_end_;
     linger_ =
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
@@ -114,8 +114,9 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
     choosing_ =
         gap > kMaxLinger && sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
     if (choosing_) {
-      if (rows != choice_rows_) wake_choice_.forget();
+      if (rows != choice_rows_ || threads != choice_threads_) wake_choice_.forget();
       choice_rows_ = rows;
+      choice_threads_ = threads;
       frame_start_ = start;
       alone_ = !wake_choice_.wake();
     }
@@ -164,9 +165,9 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
 
 void RowPool::end_frame() {
   // The first run on several threads since the last frame's end cleared frame_ended_; a frame
-  // done on the caller alone (a small one, or one that left sleeping workers asleep) keeps no
-  // worker awake for the next.
-  const Clock::duration linger = frame_ended_ || alone_ ? Clock::duration{} : linger_;
+  // done on the caller alone (a small one) keeps no worker awake for the next. A frame that
+  // left sleeping workers asleep came after a gap longer than kMaxLinger: its linger_ is 0.
+  const Clock::duration linger = frame_ended_ ? Clock::duration{} : linger_;
   frame_end_ = Clock::now();
   frame_ended_ = true;
   alone_ = false;
@@ -237,8 +238,6 @@ void RowPool::worker_loop(unsigned index) {
   const auto published = [this] { return work_.load(std::memory_order_acquire); };
   CallerCpuAvoidance avoidance;
   for (;;) {
-    // Before it waits, awake or asleep, so that the next run's wake-up places it elsewhere.
-    avoidance.avoid(caller_cpu_.load(std::memory_order_relaxed));
     // A worker the run left out (more threads than its bands) goes straight back to sleep.
     if (seen != 0 && index < threads_.load(std::memory_order_relaxed)) {
       // Awake for kWorkerSpin after its last chunk, for a next run of the same frame, and as long
@@ -251,6 +250,7 @@ void RowPool::worker_loop(unsigned index) {
       };
       spin_until(deadline, [&] { return published() != seen; });
     }
+    avoidance.before_sleep(caller_cpu_.load(std::memory_order_relaxed));
     {
       std::unique_lock<std::mutex> lock(mutex_);
       sleeping_.fetch_add(1, std::memory_order_relaxed);
@@ -259,6 +259,7 @@ void RowPool::worker_loop(unsigned index) {
       if (stopping_) return;
       seen = published();
     }
+    avoidance.after_wake();
     take_chunks(index, seen);
   }
 }

@@ -56,7 +56,8 @@ class RowPool {
   // asleep wakes them, or leaves them asleep and runs on the caller alone, as WakeChoice has
   // learnt from such frames' times.
   void end_frame();
-  // Workers waiting asleep for a run, at the moment of the call.
+  // Workers waiting asleep for a run at the moment of the call (one woken but not yet out of its
+  // wait still counts).
   unsigned sleeping_workers() const { return sleeping_.load(std::memory_order_relaxed); }
 
  private:
@@ -106,8 +107,8 @@ class RowPool {
   std::atomic<unsigned> unfinished_{0};
   // Workers waiting on wake_.
   std::atomic<unsigned> sleeping_{0};
-  // The CPU the caller last ran a run on several threads from (-1: unknown), which workers keep
-  // off (CallerCpuAvoidance).
+  // The CPU the caller last ran a run on several threads from (at first the creating thread's;
+  // -1 where it cannot be told), which sleeping workers keep off (CallerCpuAvoidance).
   std::atomic<int> caller_cpu_{-1};
   // Until when (steady clock, nanoseconds) workers stay awake after the last frame's end; 0
   // from a frame's first run on several threads to its end.
@@ -123,13 +124,14 @@ class RowPool {
   Clock::duration linger_{};
   // Whether this frame's runs are done on the caller alone; whether it is one WakeChoice chose
   // for (then when its first run on several threads began); and the rows that choice was
-  // learnt on.
+  // learnt on (and the threads).
   bool alone_ = false;
   bool choosing_ = false;
   Clock::time_point frame_start_{};
   int choice_rows_ = 0;
+  unsigned choice_threads_ = 0;
   WakeChoice wake_choice_;
-  // mutex_ guards sleeping: workers wait on wake_ for a new run, the caller on done_.
+  // mutex_ guards the waits: workers wait on wake_ for a new run, the caller on done_.
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable done_;

@@ -7,7 +7,7 @@ namespace histeq {
 
 WakeChoice::Clock::duration WakeChoice::Times::median() const {
   std::array<Clock::duration, kSamples> sorted = samples;
-  const int n = std::min(count, kSamples);
+  const int n = count;
   // The lower of the two middle ones where there are two.
   std::nth_element(sorted.begin(), sorted.begin() + (n - 1) / 2, sorted.begin() + n);
   return sorted[std::size_t((n - 1) / 2)];

@@ -31,8 +31,13 @@ class WakeChoice {
   // The last kSamples times (those taken, where fewer).
   struct Times {
     std::array<Clock::duration, kSamples> samples{};
-    int count = 0;
-    void add(Clock::duration time) { samples[std::size_t(count++ % kSamples)] = time; }
+    int count = 0;  // at most kSamples
+    int next = 0;
+    void add(Clock::duration time) {
+      samples[std::size_t(next)] = time;
+      next = (next + 1) % kSamples;
+      if (count < kSamples) ++count;
+    }
     Clock::duration median() const;
   };
 

@@ -6,8 +6,8 @@
 // the median frame time against the same work on one thread, and in how many frames the second
 // thread did none, some or all of a run's chunks: where the kernel puts a woken worker on the
 // caller's core (or the hypervisor has parked the other one), it does none or all of them. After
-// an idle gap the pool runs a frame on the caller alone where its frames took less time so
-// (WakeChoice): a frame that one thread does sooner takes it as long as one thread.
+// an idle gap the pool runs a frame on the caller alone where such frames have taken less time
+// that way (WakeChoice); the worker's "none" counts those frames too.
 //   histeq-pool-bench [--chunk-us N] [--frames N]
 #include <algorithm>
 #include <array>

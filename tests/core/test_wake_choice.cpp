@@ -48,8 +48,11 @@ TEST(WakeChoice, FollowsALastingChangeButNotOneSlowFrame) {
   next(choice, 60, 80);
   next(choice, 60, 80);
   next(choice, 600, 80);  // woken, one slow frame
-  for (int i = 0; i < 2 * WakeChoice::kProbeEvery; ++i)
-    EXPECT_TRUE(next(choice, 60, 80) || i % 16 == 14);
+  // Every 16th frame that chooses (the third was the first) is a probe, here alone.
+  for (int i = 0; i < 2 * WakeChoice::kProbeEvery; ++i) {
+    const bool probe = (i + 2) % WakeChoice::kProbeEvery == 0;
+    EXPECT_EQ(next(choice, 60, 80), !probe) << "frame " << i;
+  }
   // Waking has become slow for good: after the woken frames' median turns, the caller stays alone.
   int alone = 0;
   for (int i = 0; i < 4 * WakeChoice::kProbeEvery; ++i) alone += next(choice, 300, 80) ? 0 : 1;
