@@ -52,4 +52,5 @@ class CallerCpuAvoidance {
   CpuSet mask_;
   CpuSet narrowed_;
 };
+
 }  // namespace histeq

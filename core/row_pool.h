@@ -19,12 +19,12 @@ namespace histeq {
 // frame: at 60 fps thread start-up would cost more than small frames. The rows go out in chunks,
 // each thread taking its own first and then, when it has none left, the others' from their far
 // end: a worker that wakes late (tens of microseconds on a loaded or virtual machine, a tenth of a
-// 1080p frame) takes fewer chunks instead of holding the frame back. Workers keep off the CPU the
-// caller last ran on (CallerCpuAvoidance), so that a woken worker does not wait there for the
-// caller to finish the frame. A thread's own chunks are those it took in the run before when
-// that run split as many rows over as many threads (a frame's map after its count: the rows are
-// still in the cache of the core that counted them, where another core's writes would first have
-// to take each line from it), else an even share.
+// 1080p frame) takes fewer chunks instead of holding the frame back. Sleeping workers keep off
+// the CPU the caller last ran on (CallerCpuAvoidance), so that a woken worker does not wait there
+// for the caller to finish the frame. A thread's own chunks are those it took in the run before
+// when that run split as many rows over as many threads (a frame's map after its count: the rows
+// are still in the cache of the core that counted them, where another core's writes would first
+// have to take each line from it), else an even share.
 class RowPool {
  public:
   using Clock = std::chrono::steady_clock;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cpu_affinity.h"
+#include "pool_waits.h"
 #include "row_pool.h"
 
 namespace {
@@ -76,8 +77,7 @@ TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
   if (!only_caller_cpu.apply_to_this_thread()) GTEST_SKIP() << "the thread's mask cannot be set";
 
   for (int frame = 0; frame < 3; ++frame) {
-    // Long enough for the workers to sleep (row_pool.h: kWorkerSpin, kMaxLinger).
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ASSERT_TRUE(pool_waits::idle(pool));
     pool.run(1, 8, [](unsigned, int, int) {});
     pool.end_frame();
     std::atomic<bool> worker_ran{false};
@@ -87,9 +87,7 @@ TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
     pool.run(2, 8, [&](unsigned thread, int, int) {
       if (thread == 0) {
         // The caller's chunks wait for the worker's first, so that the worker takes one.
-        const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-        while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
-          std::this_thread::yield();
+        pool_waits::yield_until([&] { return worker_ran.load(); });
         return;
       }
       if (worker_ran.load()) return;
@@ -106,9 +104,7 @@ TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
     if (frame > 0) {
       EXPECT_NE(worker_cpu, caller_cpu);
     }
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (pool.sleeping_workers() < 1 && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ASSERT_TRUE(pool_waits::workers_fall_asleep(pool));
     const CpuSet asleep_mask = CpuSet::of_thread(worker_tid);
     EXPECT_FALSE(asleep_mask.has(caller_cpu));
     EXPECT_EQ(asleep_mask.count(), mask.count() - 1);

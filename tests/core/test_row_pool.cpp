@@ -10,11 +10,14 @@
 
 #include <gtest/gtest.h>
 
+#include "pool_waits.h"
 #include "row_pool.h"
 
 namespace {
 
 using histeq::RowPool;
+using pool_waits::idle;
+using pool_waits::yield_until;
 
 struct RunRecord {
   explicit RunRecord(int rows, unsigned threads)
@@ -159,27 +162,12 @@ TEST(RowPool, EachThreadFirstTakesItsShareThenWhatItTookTheRunBefore) {
   }
 }
 
-// Waits (10 s at most) until every worker of `pool` sleeps; false if they do not.
-bool workers_fall_asleep(const RowPool &pool) {
-  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (pool.sleeping_workers() < pool.size() - 1) {
-    if (std::chrono::steady_clock::now() > give_up) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
-  return true;
-}
-
 // Frames after an idle gap (every worker asleep, and longer than they linger: kMaxLinger) wake
 // the workers or run on the caller alone as WakeChoice learns: the first wakes them, the second
 // runs alone, and then the faster way is taken.
 TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
   RowPool pool(2);
   if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
-  const auto idle = [&] {
-    const bool asleep = workers_fall_asleep(pool);
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    return asleep;
-  };
   // A frame whose rows each take 5 ms on the caller, while a worker's take none, and whose
   // caller's chunks wait (10 s at most) for a worker's: alone it takes 40 ms, woken much less.
   // Returns the rows the caller did.
@@ -197,20 +185,18 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5 * (end - begin)));
-      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-      while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::yield();
+      yield_until([&] { return worker_ran.load(); });
     });
     pool.end_frame();
     return caller_rows.load();
   };
 
-  ASSERT_TRUE(idle());
+  ASSERT_TRUE(idle(pool));
   EXPECT_LT(frame(), 8) << "the first frame after a gap wakes the workers";
-  ASSERT_TRUE(idle());
+  ASSERT_TRUE(idle(pool));
   EXPECT_EQ(frame(), 8) << "the second runs alone";
   for (int i = 0; i < 3; ++i) {
-    ASSERT_TRUE(idle());
+    ASSERT_TRUE(idle(pool));
     EXPECT_LT(frame(), 8) << "then the faster way, waking, frame " << i;
   }
 }
@@ -224,8 +210,7 @@ TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
   // Whether a frame of no work ran on the caller alone: one band of every row (a run on
   // several threads hands out chunks of one row).
   const auto alone_after_a_gap = [&] {
-    EXPECT_TRUE(workers_fall_asleep(pool));
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    EXPECT_TRUE(idle(pool));
     std::atomic<int> whole_bands{0};
     pool.run(2, 8, [&](unsigned thread, int begin, int end) {
       if (thread == 0 && begin == 0 && end == 8) ++whole_bands;
@@ -237,8 +222,7 @@ TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
   EXPECT_TRUE(alone_after_a_gap()) << "then alone";
   EXPECT_TRUE(alone_after_a_gap()) << "and alone, the faster way";
 
-  ASSERT_TRUE(workers_fall_asleep(pool));
-  std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_TRUE(idle(pool));
   pool.run(1, 8, [](unsigned, int, int) {});
   pool.end_frame();
   std::atomic<bool> worker_ran{false};
@@ -247,9 +231,7 @@ TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
       worker_ran = true;
       return;
     }
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!worker_ran.load() && std::chrono::steady_clock::now() < give_up)
-      std::this_thread::yield();
+    yield_until([&] { return worker_ran.load(); });
   });
   pool.end_frame();
   EXPECT_TRUE(worker_ran.load()) << "a frame right after another woke no worker in 10 s";
