@@ -207,6 +207,21 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
 TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
   RowPool pool(2);
   if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
+  // A frame whose caller's chunks wait for a worker's: whether one came. Once one has, a worker
+  // that sleeps again has surely been up, so that idle() cannot count it asleep while it is only
+  // on its way up.
+  const auto frame_a_worker_joins = [&] {
+    std::atomic<bool> worker_ran{false};
+    pool.run(2, 8, [&](unsigned thread, int, int) {
+      if (thread != 0) {
+        worker_ran = true;
+        return;
+      }
+      yield_until([&] { return worker_ran.load(); });
+    });
+    pool.end_frame();
+    return worker_ran.load();
+  };
   // Whether a frame of no work ran on the caller alone: one band of every row (a run on
   // several threads hands out chunks of one row).
   const auto alone_after_a_gap = [&] {
@@ -218,23 +233,15 @@ TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
     pool.end_frame();
     return whole_bands.load() == 1;
   };
-  alone_after_a_gap();  // woken, as WakeChoice tries first
+  ASSERT_TRUE(idle(pool));
+  ASSERT_TRUE(frame_a_worker_joins()) << "the first frame after a gap wakes the workers";
   EXPECT_TRUE(alone_after_a_gap()) << "then alone";
   EXPECT_TRUE(alone_after_a_gap()) << "and alone, the faster way";
 
   ASSERT_TRUE(idle(pool));
   pool.run(1, 8, [](unsigned, int, int) {});
   pool.end_frame();
-  std::atomic<bool> worker_ran{false};
-  pool.run(2, 8, [&](unsigned thread, int, int) {
-    if (thread != 0) {
-      worker_ran = true;
-      return;
-    }
-    yield_until([&] { return worker_ran.load(); });
-  });
-  pool.end_frame();
-  EXPECT_TRUE(worker_ran.load()) << "a frame right after another woke no worker in 10 s";
+  EXPECT_TRUE(frame_a_worker_joins()) << "a frame right after another woke no worker in 10 s";
 }
 
 // Each thread that took a chunk finishes once, after its last chunk and before run() returns,
