@@ -19,10 +19,13 @@ bool WakeChoice::wake() {
   } else if (alone_.count == 0) {
     woke_ = false;
   } else {
-    woke_ = woken_.median() <= alone_.median();
-    if (++since_probe_ >= kProbeEvery) {
+    const bool faster = woken_.median() <= alone_.median();
+    woke_ = faster;
+    probing_ = ++since_probe_ >= probe_every_;
+    if (probing_) {
       since_probe_ = 0;
-      woke_ = !woke_;
+      woke_ = !faster;
+      probed_against_ = (faster ? woken_ : alone_).median();
     }
   }
   pending_ = true;
@@ -32,6 +35,11 @@ bool WakeChoice::wake() {
 void WakeChoice::took(Clock::duration time) {
   if (!pending_) return;
   pending_ = false;
+  if (probing_) {
+    probing_ = false;
+    probe_every_ =
+        time < probed_against_ ? kProbeEvery : std::min(2 * probe_every_, kProbeEveryMost);
+  }
   (woke_ ? woken_ : alone_).add(time);
 }
 

@@ -11,14 +11,18 @@ namespace histeq {
 // costs the caller a system call and the frame the time until a worker is up: a few
 // microseconds on most machines, over a hundred on a virtual machine whose other vCPUs sleep (the
 // hypervisor wakes a vCPU), where a small frame is done sooner alone. Each way's time is the
-// median of its last kSamples frames (the lower middle one of two); the faster is taken, and every
-// kProbeEvery-th frame the other, so that a change in either is seen. The first frames try waking,
-// then alone.
+// median of its last kSamples frames (the lower middle one of two); the faster is taken, and now
+// and then the other (a probe), so that a change in either is seen. A probe is itself a slower
+// frame (at 4K one thread alone takes up to twice as long as two), a late frame in a live
+// pipeline near its budget: the first comes kProbeEvery frames after the way is chosen, and each
+// that is slower than the way taken waits twice as long for the next, up to kProbeEveryMost;
+// one faster brings the next after kProbeEvery again. The first frames try waking, then alone.
 class WakeChoice {
  public:
   using Clock = std::chrono::steady_clock;
   static constexpr int kSamples = 3;
   static constexpr int kProbeEvery = 16;
+  static constexpr int kProbeEveryMost = 256;
 
   // Whether the next such frame wakes the workers.
   bool wake();
@@ -45,6 +49,10 @@ class WakeChoice {
   bool woke_ = false;
   bool pending_ = false;
   int since_probe_ = 0;
+  int probe_every_ = kProbeEvery;
+  // The pending frame is a probe, to be compared with the median of the way not taken.
+  bool probing_ = false;
+  Clock::duration probed_against_{};
 };
 
 }  // namespace histeq

@@ -2,6 +2,7 @@
 // WakeChoice: whether a frame after an idle gap wakes the pool's workers, learnt from the times
 // of such frames each way.
 #include <chrono>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -31,14 +32,41 @@ TEST(WakeChoice, TriesWakingThenAloneThenTakesTheFaster) {
   for (int i = 0; i < WakeChoice::kProbeEvery - 1; ++i) EXPECT_TRUE(next(quick, 60, 80));
 }
 
-TEST(WakeChoice, EverySixteenthFrameTriesTheOtherWay) {
+// The frames (counted from the first that chooses) on which the choice tries the other way,
+// while waking takes `woken` and running alone `alone`, over `frames` frames.
+std::vector<int> probes(WakeChoice &choice, int woken_us, int alone_us, int frames) {
+  std::vector<int> at;
+  for (int i = 0; i < frames; ++i) {
+    if (next(choice, woken_us, alone_us) != (woken_us < alone_us)) at.push_back(i);
+  }
+  return at;
+}
+
+TEST(WakeChoice, ProbesComeLessOftenWhileTheOtherWayStaysSlower) {
   WakeChoice choice;
   next(choice, 166, 120);
   next(choice, 166, 120);
-  for (int round = 0; round < 3; ++round) {
-    for (int i = 1; i < WakeChoice::kProbeEvery; ++i) EXPECT_FALSE(next(choice, 166, 120));
-    EXPECT_TRUE(next(choice, 166, 120)) << "round " << round;
-  }
+  const int p = WakeChoice::kProbeEvery;
+  const int most = WakeChoice::kProbeEveryMost;
+  const std::vector<int> expected = {
+      p - 1,          p - 1 + 2 * p,         p - 1 + 6 * p,
+      p - 1 + 14 * p, p - 1 + 14 * p + most, p - 1 + 14 * p + 2 * most};
+  EXPECT_EQ(probes(choice, 166, 120, expected.back() + 1), expected);
+}
+
+TEST(WakeChoice, AProbeFasterThanTheWayTakenBringsTheNextSooner) {
+  WakeChoice choice;
+  next(choice, 166, 120);
+  next(choice, 166, 120);
+  // Probes at 16 and then 32 frames: the next waits 64.
+  ASSERT_EQ(probes(choice, 166, 120, 3 * WakeChoice::kProbeEvery).size(), 2u);
+  // Waking gets faster than running alone: the probe 64 frames on finds it, the next comes 16
+  // frames after that, and with two of the last three woken frames fast the choice turns.
+  int alone = 0;
+  while (!next(choice, 100, 120)) ++alone;
+  while (!next(choice, 100, 120)) ++alone;
+  EXPECT_EQ(alone, 4 * WakeChoice::kProbeEvery - 1 + WakeChoice::kProbeEvery - 1);
+  for (int i = 0; i < WakeChoice::kProbeEvery - 1; ++i) EXPECT_TRUE(next(choice, 100, 120));
 }
 
 // Each way's time is the median of its last three frames: one slow frame does not turn the
@@ -48,17 +76,19 @@ TEST(WakeChoice, FollowsALastingChangeButNotOneSlowFrame) {
   next(choice, 60, 80);
   next(choice, 60, 80);
   next(choice, 600, 80);  // woken, one slow frame
-  // Every 16th frame that chooses (the third was the first) is a probe, here alone.
+  // The 16th frame that chooses (the third was the first) is a probe, here alone; it is slower
+  // than waking, so the next waits 32 frames.
   for (int i = 0; i < 2 * WakeChoice::kProbeEvery; ++i) {
-    const bool probe = (i + 2) % WakeChoice::kProbeEvery == 0;
+    const bool probe = i + 2 == WakeChoice::kProbeEvery;
     EXPECT_EQ(next(choice, 60, 80), !probe) << "frame " << i;
   }
   // Waking has become slow for good: after the woken frames' median turns, the caller stays alone.
   int alone = 0;
   for (int i = 0; i < 4 * WakeChoice::kProbeEvery; ++i) alone += next(choice, 300, 80) ? 0 : 1;
   EXPECT_GE(alone, 4 * WakeChoice::kProbeEvery - 6);
-  // And back, seen by the probes.
-  for (int i = 0; i < 3 * WakeChoice::kProbeEvery; ++i) next(choice, 40, 80);
+  // And back, seen by the probes, however far apart they had come.
+  for (int i = 0; i < WakeChoice::kProbeEveryMost + 2 * WakeChoice::kProbeEvery; ++i)
+    next(choice, 40, 80);
   EXPECT_TRUE(next(choice, 40, 80));
 }
 
