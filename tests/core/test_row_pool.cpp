@@ -207,17 +207,17 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
 TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
   RowPool pool(2);
   if (pool.size() < 2) GTEST_SKIP() << "no worker thread could be started";
-  // A frame whose caller's chunks wait for a worker's: whether one came. Once one has, a worker
-  // that sleeps again has surely been up, so that idle() cannot count it asleep while it is only
-  // on its way up.
+  // A frame whose caller's chunks wait for a worker's, unless it runs alone (one band of every
+  // row): whether one came. Once one has, a worker that sleeps again has surely been up, so that
+  // idle() cannot count it asleep while it is only on its way up.
   const auto frame_a_worker_joins = [&] {
     std::atomic<bool> worker_ran{false};
-    pool.run(2, 8, [&](unsigned thread, int, int) {
+    pool.run(2, 8, [&](unsigned thread, int begin, int end) {
       if (thread != 0) {
         worker_ran = true;
         return;
       }
-      yield_until([&] { return worker_ran.load(); });
+      if (begin != 0 || end != 8) yield_until([&] { return worker_ran.load(); });
     });
     pool.end_frame();
     return worker_ran.load();
@@ -238,10 +238,16 @@ TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
   EXPECT_TRUE(alone_after_a_gap()) << "then alone";
   EXPECT_TRUE(alone_after_a_gap()) << "and alone, the faster way";
 
-  ASSERT_TRUE(idle(pool));
-  pool.run(1, 8, [](unsigned, int, int) {});
-  pool.end_frame();
-  EXPECT_TRUE(frame_a_worker_joins()) << "a frame right after another woke no worker in 10 s";
+  // A frame right after another: within the workers' linger of its end, unless this thread is
+  // preempted in between, when the frame comes after a gap; three tries.
+  bool joined = false;
+  for (int attempt = 0; attempt < 3 && !joined; ++attempt) {
+    ASSERT_TRUE(idle(pool));
+    pool.run(1, 8, [](unsigned, int, int) {});
+    pool.end_frame();
+    joined = frame_a_worker_joins();
+  }
+  EXPECT_TRUE(joined) << "no frame right after another woke a worker";
 }
 
 // Each thread that took a chunk finishes once, after its last chunk and before run() returns,
