@@ -250,16 +250,22 @@ void RowPool::worker_loop(unsigned index) {
       };
       spin_until(deadline, [&] { return published() != seen; });
     }
-    avoidance.before_sleep(caller_cpu_.load(std::memory_order_relaxed));
-    {
-      std::unique_lock<std::mutex> lock(mutex_);
-      sleeping_.fetch_add(1, std::memory_order_relaxed);
-      wake_.wait(lock, [&] { return stopping_ || published() != seen; });
-      sleeping_.fetch_sub(1, std::memory_order_relaxed);
-      if (stopping_) return;
+    if (published() != seen) {
+      // A run came while it spun (frames back to back): no sleep, so no mask to narrow and
+      // widen, three system calls a run.
       seen = published();
+    } else {
+      avoidance.before_sleep(caller_cpu_.load(std::memory_order_relaxed));
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        sleeping_.fetch_add(1, std::memory_order_relaxed);
+        wake_.wait(lock, [&] { return stopping_ || published() != seen; });
+        sleeping_.fetch_sub(1, std::memory_order_relaxed);
+        if (stopping_) return;
+        seen = published();
+      }
+      avoidance.after_wake();
     }
-    avoidance.after_wake();
     take_chunks(index, seen);
   }
 }
