@@ -252,7 +252,7 @@ void RowPool::worker_loop(unsigned index) {
     }
     if (published() != seen) {
       // A run came while it spun (frames back to back): no sleep, so no mask to narrow and
-      // widen, three system calls a run.
+      // widen, four system calls a run.
       seen = published();
     } else {
       avoidance.before_sleep(caller_cpu_.load(std::memory_order_relaxed));

@@ -14,9 +14,9 @@ namespace histeq {
 // median of its last kSamples frames (the lower middle one of two); the faster is taken, and now
 // and then the other (a probe), so that a change in either is seen. A probe is itself a slower
 // frame (at 4K one thread alone takes up to twice as long as two), a late frame in a live
-// pipeline near its budget: the first comes kProbeEvery frames after the way is chosen, and each
-// that is slower than the way taken waits twice as long for the next, up to kProbeEveryMost;
-// one faster brings the next after kProbeEvery again. The first frames try waking, then alone.
+// pipeline near its budget: probes come kProbeEvery frames apart at first, each that is slower
+// than the way taken doubles the wait for the next, up to kProbeEveryMost, and one faster brings
+// the next after kProbeEvery again. The first frames try waking, then alone.
 class WakeChoice {
  public:
   using Clock = std::chrono::steady_clock;

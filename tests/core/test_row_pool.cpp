@@ -174,6 +174,7 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
   const auto frame = [&] {
     std::atomic<bool> worker_ran{false};
     std::atomic<int> caller_rows{0};
+    bool caller_waited = false;  // once a frame, so that a frame gives up after 10 s
     pool.run(2, 8, [&](unsigned thread, int begin, int end) {
       if (thread != 0) {
         worker_ran = true;
@@ -185,7 +186,10 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5 * (end - begin)));
-      yield_until([&] { return worker_ran.load(); });
+      if (!caller_waited) {
+        caller_waited = true;
+        yield_until([&] { return worker_ran.load(); });
+      }
     });
     pool.end_frame();
     return caller_rows.load();
@@ -212,12 +216,16 @@ TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
   // idle() cannot count it asleep while it is only on its way up.
   const auto frame_a_worker_joins = [&] {
     std::atomic<bool> worker_ran{false};
+    bool caller_waited = false;  // once a frame, so that a frame gives up after 10 s
     pool.run(2, 8, [&](unsigned thread, int begin, int end) {
       if (thread != 0) {
         worker_ran = true;
         return;
       }
-      if (begin != 0 || end != 8) yield_until([&] { return worker_ran.load(); });
+      if (!caller_waited && (begin != 0 || end != 8)) {
+        caller_waited = true;
+        yield_until([&] { return worker_ran.load(); });
+      }
     });
     pool.end_frame();
     return worker_ran.load();

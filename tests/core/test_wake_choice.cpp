@@ -96,11 +96,15 @@ TEST(WakeChoice, FramesOfAnotherSizeStartOver) {
   WakeChoice choice;
   next(choice, 166, 120);
   next(choice, 166, 120);
+  // Probes 16 and 32 frames apart: the next would wait 64.
+  probes(choice, 166, 120, 3 * WakeChoice::kProbeEvery);
   EXPECT_FALSE(choice.wake());
   choice.forget();
   EXPECT_TRUE(next(choice, 60, 80));
   EXPECT_FALSE(next(choice, 60, 80));
   EXPECT_TRUE(next(choice, 60, 80));
+  // The probes come 16 frames apart again.
+  EXPECT_EQ(probes(choice, 60, 80, WakeChoice::kProbeEvery), std::vector<int>{14});
 }
 
 }  // namespace
