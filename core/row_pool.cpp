@@ -111,9 +111,9 @@ void RowPool::run(unsigned threads, int rows, const Band &band, const Finish &fi
         gap <= kMaxLinger ? std::min<Clock::duration>(2 * gap, kMaxLinger) : Clock::duration{};
     // Frames back to back find the workers awake, or keep them so once woken; a frame after an
     // idle gap that finds them all asleep wakes them or not as WakeChoice has learnt.
-    choosing_ =
+    const bool choosing =
         gap > kMaxLinger && sleeping_.load(std::memory_order_relaxed) == unsigned(workers_.size());
-    if (choosing_) {
+    if (choosing) {
       if (rows != choice_rows_ || threads != choice_threads_) wake_choice_.forget();
       choice_rows_ = rows;
       choice_threads_ = threads;
@@ -171,8 +171,8 @@ void RowPool::end_frame() {
   frame_end_ = Clock::now();
   frame_ended_ = true;
   alone_ = false;
-  if (choosing_) wake_choice_.took(frame_end_ - frame_start_);
-  choosing_ = false;
+  // Counted only for a frame that chose (WakeChoice::wake).
+  wake_choice_.took(frame_end_ - frame_start_);
   awake_until_ns_.store(since_epoch_ns(frame_end_ + linger), std::memory_order_relaxed);
 }
 

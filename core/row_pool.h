@@ -122,11 +122,10 @@ class RowPool {
   Clock::time_point frame_end_{};
   bool frame_ended_ = false;
   Clock::duration linger_{};
-  // Whether this frame's runs are done on the caller alone; whether it is one WakeChoice chose
-  // for (then when its first run on several threads began); and the rows that choice was
-  // learnt on (and the threads).
+  // Whether this frame's runs are done on the caller alone; when a frame WakeChoice chose for
+  // began its first run on several threads; and the rows that choice was learnt on (and the
+  // threads).
   bool alone_ = false;
-  bool choosing_ = false;
   Clock::time_point frame_start_{};
   int choice_rows_ = 0;
   unsigned choice_threads_ = 0;

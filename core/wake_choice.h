@@ -26,7 +26,7 @@ class WakeChoice {
 
   // Whether the next such frame wakes the workers.
   bool wake();
-  // That frame took `time`.
+  // That frame took `time`; nothing where no wake() came since the last took().
   void took(Clock::duration time);
   // Frames of another size come: what was learnt does not hold for them.
   void forget();
