@@ -19,6 +19,21 @@ bool yield_until(const Done &done) {
   return done();
 }
 
+// yield_until the first time it is called, nothing after: a frame whose caller's chunks each
+// wait for a worker's gives up after 10 s, not 10 s a chunk.
+class WaitOnce {
+ public:
+  template <typename Done>
+  void operator()(const Done &done) {
+    if (waited_) return;
+    waited_ = true;
+    yield_until(done);
+  }
+
+ private:
+  bool waited_ = false;
+};
+
 // Until every worker of `pool` sleeps; false if they do not.
 inline bool workers_fall_asleep(const histeq::RowPool &pool) {
   const auto give_up = std::chrono::steady_clock::now() + kGiveUp;

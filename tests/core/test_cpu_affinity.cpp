@@ -87,14 +87,11 @@ TEST(RowPool, SleepingWorkersWakeOffTheCallersCpu) {
       ASSERT_TRUE(pool_waits::idle(pool));
       pool.run(1, 8, [](unsigned, int, int) {});
       pool.end_frame();
-      bool caller_waited = false;  // once a frame, so that a frame gives up after 10 s
+      pool_waits::WaitOnce caller_waits;
       pool.run(2, 8, [&](unsigned thread, int begin, int end) {
         if (thread == 0) {
           // The caller's chunks wait for the worker's first, so that the worker takes one.
-          if (!caller_waited && (begin != 0 || end != 8)) {
-            caller_waited = true;
-            pool_waits::yield_until([&] { return worker_ran.load(); });
-          }
+          if (begin != 0 || end != 8) caller_waits([&] { return worker_ran.load(); });
           return;
         }
         if (worker_ran.load()) return;

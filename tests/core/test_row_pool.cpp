@@ -17,7 +17,6 @@ namespace {
 
 using histeq::RowPool;
 using pool_waits::idle;
-using pool_waits::yield_until;
 
 struct RunRecord {
   explicit RunRecord(int rows, unsigned threads)
@@ -174,7 +173,7 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
   const auto frame = [&] {
     std::atomic<bool> worker_ran{false};
     std::atomic<int> caller_rows{0};
-    bool caller_waited = false;  // once a frame, so that a frame gives up after 10 s
+    pool_waits::WaitOnce caller_waits;
     pool.run(2, 8, [&](unsigned thread, int begin, int end) {
       if (thread != 0) {
         worker_ran = true;
@@ -186,10 +185,7 @@ TEST(RowPool, FramesAfterAnIdleGapTakeTheFasterWay) {
         return;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5 * (end - begin)));
-      if (!caller_waited) {
-        caller_waited = true;
-        yield_until([&] { return worker_ran.load(); });
-      }
+      caller_waits([&] { return worker_ran.load(); });
     });
     pool.end_frame();
     return caller_rows.load();
@@ -216,16 +212,13 @@ TEST(RowPool, FramesBackToBackWakeTheWorkersWhereIdleOnesRunAlone) {
   // idle() cannot count it asleep while it is only on its way up.
   const auto frame_a_worker_joins = [&] {
     std::atomic<bool> worker_ran{false};
-    bool caller_waited = false;  // once a frame, so that a frame gives up after 10 s
+    pool_waits::WaitOnce caller_waits;
     pool.run(2, 8, [&](unsigned thread, int begin, int end) {
       if (thread != 0) {
         worker_ran = true;
         return;
       }
-      if (!caller_waited && (begin != 0 || end != 8)) {
-        caller_waited = true;
-        yield_until([&] { return worker_ran.load(); });
-      }
+      if (begin != 0 || end != 8) caller_waits([&] { return worker_ran.load(); });
     });
     pool.end_frame();
     return worker_ran.load();
