@@ -44,10 +44,7 @@ void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, LumaCounter &
 
 template <typename View>
 void count_rows(const PackedFrame<View> &frame, int begin, int end, LumaCounter &counter) {
-  const View &view = frame.view;
-  gather_luma_rows(view, begin, end, frame.luma, frame.luma_stride);
-  counter.count(ConstLumaPlane8{frame.luma, view.width, view.height, frame.luma_stride}, begin,
-                end);
+  counter.count(frame.view, begin, end, frame.luma, frame.luma_stride);
 }
 
 void count_rows(const DeepPlane &deep, int begin, int end, std::vector<std::uint64_t> &histogram) {

@@ -43,6 +43,12 @@ class LumaCounter {
   void restart(std::uint64_t pixels);
   // Counts the visible width of rows [row_begin, row_end) of `plane`.
   void count(ConstLumaPlane8 plane, int row_begin, int row_end);
+  // Counts the luma of rows [row_begin, row_end) of a packed frame, gathered into `luma` (row y
+  // at luma + y * luma_stride, as gather_luma gives it; packed RGB's map reads it back).
+  void count(const PackedYuvView &frame, int row_begin, int row_end, std::uint8_t *luma,
+             std::ptrdiff_t luma_stride);
+  void count(const RgbView &frame, int row_begin, int row_end, std::uint8_t *luma,
+             std::ptrdiff_t luma_stride);
   // Adds what was counted since the last restart or add_to to `histogram`, and clears it.
   void add_to(LumaHistogram8 &histogram);
 
