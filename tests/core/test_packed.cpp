@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <string>
 #include <tuple>
@@ -14,6 +15,7 @@
 #include <gtest/gtest.h>
 
 #include "cpu_equalizer.h"
+#include "luma_histogram.h"
 #include "rgb.h"
 
 using histeq::CpuEqualizer;
@@ -195,6 +197,68 @@ TEST_P(PackedYuv, EqualsThePlanarLumaWithEveryOptionAndLeavesChroma) {
 }
 
 INSTANTIATE_TEST_SUITE_P(LumaFirstOrSecond, PackedYuv, ::testing::Values(0, 1));
+
+// LumaCounter over packed frames, as a pool's chunks call it: rows [begin, end) in two calls,
+// gathered in blocks of 128 KiB of luma (several blocks of 517-pixel rows, a row a block where
+// one row's luma passes 128 KiB), each row's luma written to the plane and counted once, and no
+// row outside the range touched.
+struct CounterCase {
+  int width, height, begin, split, end;
+  friend std::ostream &operator<<(std::ostream &out, const CounterCase &c) {
+    return out << c.width << "x" << c.height << " rows " << c.begin << ".." << c.split << ".."
+               << c.end;
+  }
+};
+
+class PackedLumaCounter : public ::testing::TestWithParam<CounterCase> {};
+
+TEST_P(PackedLumaCounter, GathersAndCountsExactlyTheRowsAsked) {
+  const CounterCase c = GetParam();
+  constexpr std::uint8_t kUntouched = 0xA5;
+  const std::size_t pixels = std::size_t(c.width) * std::size_t(c.height);
+  std::mt19937 random(7);
+  std::vector<std::uint8_t> bytes(4 * pixels);
+  for (std::uint8_t &b : bytes) b = std::uint8_t(random());
+  const LumaMatrix m = histeq::luma_matrix(LumaStandard::kBt709);
+  const PackedYuvView yuy2{bytes.data(), c.width, c.height, std::ptrdiff_t(2) * c.width, 0};
+  const RgbView rgbx{bytes.data(), c.width, c.height, std::ptrdiff_t(4) * c.width, 4, 0, 1, 2, m};
+  const auto check = [&](const auto &frame, auto expected_luma) {
+    std::vector<std::uint8_t> luma(pixels, kUntouched);
+    histeq::LumaCounter counter;
+    counter.restart(std::uint64_t(c.width) * std::uint64_t(c.end - c.begin));
+    counter.count(frame, c.begin, c.split, luma.data(), c.width);
+    counter.count(frame, c.split, c.end, luma.data(), c.width);
+    histeq::LumaHistogram8 histogram{}, expected{};
+    counter.add_to(histogram);
+    for (int y = 0; y < c.height; ++y) {
+      const bool asked = y >= c.begin && y < c.end;
+      for (int x = 0; x < c.width; ++x) {
+        const std::uint8_t level = expected_luma(y, x);
+        if (asked) ++expected[level];
+        ASSERT_EQ(luma[std::size_t(y) * c.width + x], asked ? level : kUntouched)
+            << "row " << y << " pixel " << x;
+      }
+    }
+    EXPECT_EQ(histogram, expected);
+  };
+  {
+    SCOPED_TRACE("YUY2");
+    check(yuy2, [&](int y, int x) { return bytes[std::size_t(y) * 2 * c.width + 2 * x]; });
+  }
+  {
+    SCOPED_TRACE("RGBx");
+    check(rgbx, [&](int y, int x) {
+      const std::uint8_t *p = &bytes[(std::size_t(y) * c.width + x) * 4];
+      return std::uint8_t(histeq::rgb_luma(p[0], p[1], p[2], m));
+    });
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, PackedLumaCounter,
+                         ::testing::Values(CounterCase{517, 901, 3, 450, 898},
+                                           CounterCase{333, 47, 0, 0, 47},
+                                           CounterCase{1, 300000, 7, 140000, 299990},
+                                           CounterCase{140000, 5, 1, 2, 5}));
 
 struct RgbCase {
   int pixel_bytes, red, green, blue;
