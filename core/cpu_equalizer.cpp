@@ -22,18 +22,17 @@ void clear(std::vector<std::uint64_t> &histogram, SampleLayout layout) {
   histogram.assign(layout.levels(), 0);
 }
 
-// What one frame's count and map passes read, beyond the rows they are given: planes of bytes,
-// their own samples; planes of words, their samples with the layout of a level in them; packed
-// frames, their pixels and the plane their luma is gathered into to be counted (packed RGB's map
-// reads it back).
+// What one frame's count and map passes read, beyond the rows they are given: planes of bytes
+// and packed YUV, their own samples; planes of words, their samples with the layout of a level in
+// them; packed RGB, its pixels and the plane its luma is gathered into to be counted, which its
+// map reads back.
 struct DeepPlane {
   PlaneView<std::uint16_t> plane;
   SampleLayout layout;
 };
 
-template <typename View>
-struct PackedFrame {
-  View view;
+struct PackedRgb {
+  RgbView view;
   std::uint8_t *luma;
   std::ptrdiff_t luma_stride;
 };
@@ -42,8 +41,11 @@ void count_rows(PlaneView<std::uint8_t> plane, int begin, int end, LumaCounter &
   counter.count(ConstLumaPlane8{plane.data, plane.width, plane.height, plane.stride}, begin, end);
 }
 
-template <typename View>
-void count_rows(const PackedFrame<View> &frame, int begin, int end, LumaCounter &counter) {
+void count_rows(const PackedYuvView &frame, int begin, int end, LumaCounter &counter) {
+  counter.count(frame, begin, end);
+}
+
+void count_rows(const PackedRgb &frame, int begin, int end, LumaCounter &counter) {
   counter.count(frame.view, begin, end, frame.luma, frame.luma_stride);
 }
 
@@ -61,12 +63,11 @@ void map_rows(const DeepPlane &deep, int begin, int end, const WordLut &lut) {
   apply_lut(deep.plane, begin, end, deep.layout, lut);
 }
 
-void map_rows(const PackedFrame<PackedYuvView> &frame, int begin, int end,
-              const std::uint8_t *lut) {
-  apply_lut(frame.view, begin, end, lut);
+void map_rows(const PackedYuvView &frame, int begin, int end, const std::uint8_t *lut) {
+  apply_lut(frame, begin, end, lut);
 }
 
-void map_rows(const PackedFrame<RgbView> &frame, int begin, int end, const std::uint8_t *lut) {
+void map_rows(const PackedRgb &frame, int begin, int end, const std::uint8_t *lut) {
   apply_lut(frame.view, begin, end, lut, frame.luma, frame.luma_stride);
 }
 
@@ -142,9 +143,9 @@ const typename BasicCpuEqualizer<Sample>::Lut &BasicCpuEqualizer<Sample>::equali
   }
   const unsigned bands = bands_for(frame.pixels(), frame.height);
   const auto passes = [&] {
-    if constexpr (std::is_same_v<View, RgbView> || std::is_same_v<View, PackedYuvView>) {
+    if constexpr (std::is_same_v<View, RgbView>) {
       packed_luma_.resize(std::size_t(frame.pixels()));
-      return PackedFrame<View>{frame, packed_luma_.data(), std::ptrdiff_t(frame.width)};
+      return PackedRgb{frame, packed_luma_.data(), std::ptrdiff_t(frame.width)};
     } else if constexpr (!kBytes) {
       return DeepPlane{frame, layout_};
     } else {

@@ -93,7 +93,7 @@ class BasicCpuEqualizer {
   WordLut word_lut_;  // words: lut_ as the SIMD map reads it
   ClaheTiles tiles_;
   std::vector<std::uint64_t> tile_frame_histogram_;
-  // Packed frames: their luma; packed RGB under CLAHE, its mapped luma.
+  // Packed RGB: its luma, and under CLAHE its mapped luma.
   std::vector<std::uint8_t> packed_luma_, rgb_mapped_;
   bool restarted_ = false;
   Mode mode_ = Mode::kGlobal;  // of the frame before

@@ -172,6 +172,8 @@ struct LumaCounter::Counts {
   SubHistograms bytes{};
   PairCounts pairs;
   LumaHistogram8 flushed{};
+  // A block of packed YUV's luma, gathered to be counted (nothing reads it after).
+  std::vector<std::uint8_t> gathered;
 
   void flush() {
     if (in_pairs) {
@@ -221,29 +223,39 @@ namespace {
 // current x86 cores); blocks of 16 to 256 rows of 4K RGBx counted alike (bench/README.md).
 constexpr std::ptrdiff_t kGatheredLumaBytes = 128 * 1024;
 
-template <typename View>
-void count_packed(LumaCounter &counter, const View &frame, int row_begin, int row_end,
-                  std::uint8_t *luma, std::ptrdiff_t luma_stride) {
-  const int rows = int(std::max<std::ptrdiff_t>(1, kGatheredLumaBytes / std::max(1, frame.width)));
-  const ConstLumaPlane8 plane{luma, frame.width, frame.height, luma_stride};
+// block(top, bottom) for rows [row_begin, row_end) of a packed frame `width` pixels wide, in
+// blocks of at most kGatheredLumaBytes of luma (at least a row).
+template <typename Block>
+void for_each_block(int width, int row_begin, int row_end, Block block) {
+  const int rows = int(std::max<std::ptrdiff_t>(1, kGatheredLumaBytes / std::max(1, width)));
   for (int top = row_begin; top < row_end;) {
     const int bottom = row_end - top > rows ? top + rows : row_end;
-    gather_luma_rows(frame, top, bottom, luma, luma_stride);
-    counter.count(plane, top, bottom);
+    block(top, bottom);
     top = bottom;
   }
 }
 
 }  // namespace
 
-void LumaCounter::count(const PackedYuvView &frame, int row_begin, int row_end, std::uint8_t *luma,
-                        std::ptrdiff_t luma_stride) {
-  count_packed(*this, frame, row_begin, row_end, luma, luma_stride);
+void LumaCounter::count(const PackedYuvView &frame, int row_begin, int row_end) {
+  std::vector<std::uint8_t> &gathered = counts_->gathered;
+  const std::size_t width = std::size_t(std::max(0, frame.width));
+  for_each_block(frame.width, row_begin, row_end, [&](int top, int bottom) {
+    const int rows = bottom - top;
+    if (gathered.size() < std::size_t(rows) * width) gathered.resize(std::size_t(rows) * width);
+    for (int y = top; y < bottom; ++y)
+      gather_luma(frame, y, 0, frame.width, gathered.data() + std::size_t(y - top) * width);
+    count(ConstLumaPlane8{gathered.data(), frame.width, rows, std::ptrdiff_t(width)}, 0, rows);
+  });
 }
 
 void LumaCounter::count(const RgbView &frame, int row_begin, int row_end, std::uint8_t *luma,
                         std::ptrdiff_t luma_stride) {
-  count_packed(*this, frame, row_begin, row_end, luma, luma_stride);
+  const ConstLumaPlane8 plane{luma, frame.width, frame.height, luma_stride};
+  for_each_block(frame.width, row_begin, row_end, [&](int top, int bottom) {
+    gather_luma_rows(frame, top, bottom, luma, luma_stride);
+    count(plane, top, bottom);
+  });
 }
 
 void LumaCounter::add_to(LumaHistogram8 &histogram) {

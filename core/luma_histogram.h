@@ -43,10 +43,10 @@ class LumaCounter {
   void restart(std::uint64_t pixels);
   // Counts the visible width of rows [row_begin, row_end) of `plane`.
   void count(ConstLumaPlane8 plane, int row_begin, int row_end);
-  // Counts the luma of rows [row_begin, row_end) of a packed frame, gathered into `luma` (row y
-  // at luma + y * luma_stride, as gather_luma gives it; packed RGB's map reads it back).
-  void count(const PackedYuvView &frame, int row_begin, int row_end, std::uint8_t *luma,
-             std::ptrdiff_t luma_stride);
+  // Counts the luma of rows [row_begin, row_end) of a packed frame. Packed YUV's is gathered a
+  // block of rows at a time into the counter's own buffer; packed RGB's into `luma` (row y at
+  // luma + y * luma_stride, as gather_luma gives it), where its map reads it back.
+  void count(const PackedYuvView &frame, int row_begin, int row_end);
   void count(const RgbView &frame, int row_begin, int row_end, std::uint8_t *luma,
              std::ptrdiff_t luma_stride);
   // Adds what was counted since the last restart or add_to to `histogram`, and clears it.

@@ -200,8 +200,8 @@ INSTANTIATE_TEST_SUITE_P(LumaFirstOrSecond, PackedYuv, ::testing::Values(0, 1));
 
 // LumaCounter over packed frames, as a pool's chunks call it: rows [begin, end) in two calls,
 // gathered in blocks of 128 KiB of luma (several blocks of 517-pixel rows, a row a block where
-// one row's luma passes 128 KiB), each row's luma written to the plane and counted once, and no
-// row outside the range touched.
+// one row's luma passes 128 KiB), each row counted once; packed RGB's luma written to the plane
+// its map reads, and no row outside the range touched.
 struct CounterCase {
   int width, height, begin, split, end;
   friend std::ostream &operator<<(std::ostream &out, const CounterCase &c) {
@@ -222,35 +222,34 @@ TEST_P(PackedLumaCounter, GathersAndCountsExactlyTheRowsAsked) {
   const LumaMatrix m = histeq::luma_matrix(LumaStandard::kBt709);
   const PackedYuvView yuy2{bytes.data(), c.width, c.height, std::ptrdiff_t(2) * c.width, 0};
   const RgbView rgbx{bytes.data(), c.width, c.height, std::ptrdiff_t(4) * c.width, 4, 0, 1, 2, m};
-  const auto check = [&](const auto &frame, auto expected_luma) {
-    std::vector<std::uint8_t> luma(pixels, kUntouched);
+  // The histogram of rows [begin, end) of `luma_of`, which `count` (begin, end) counted in two.
+  const auto expect_counts = [&](auto count, auto luma_of) {
     histeq::LumaCounter counter;
     counter.restart(std::uint64_t(c.width) * std::uint64_t(c.end - c.begin));
-    counter.count(frame, c.begin, c.split, luma.data(), c.width);
-    counter.count(frame, c.split, c.end, luma.data(), c.width);
+    count(counter, c.begin, c.split);
+    count(counter, c.split, c.end);
     histeq::LumaHistogram8 histogram{}, expected{};
     counter.add_to(histogram);
-    for (int y = 0; y < c.height; ++y) {
-      const bool asked = y >= c.begin && y < c.end;
-      for (int x = 0; x < c.width; ++x) {
-        const std::uint8_t level = expected_luma(y, x);
-        if (asked) ++expected[level];
-        ASSERT_EQ(luma[std::size_t(y) * c.width + x], asked ? level : kUntouched)
-            << "row " << y << " pixel " << x;
-      }
-    }
+    for (int y = c.begin; y < c.end; ++y)
+      for (int x = 0; x < c.width; ++x) ++expected[luma_of(y, x)];
     EXPECT_EQ(histogram, expected);
   };
-  {
-    SCOPED_TRACE("YUY2");
-    check(yuy2, [&](int y, int x) { return bytes[std::size_t(y) * 2 * c.width + 2 * x]; });
-  }
-  {
-    SCOPED_TRACE("RGBx");
-    check(rgbx, [&](int y, int x) {
-      const std::uint8_t *p = &bytes[(std::size_t(y) * c.width + x) * 4];
-      return std::uint8_t(histeq::rgb_luma(p[0], p[1], p[2], m));
-    });
+  expect_counts(
+      [&](histeq::LumaCounter &counter, int begin, int end) { counter.count(yuy2, begin, end); },
+      [&](int y, int x) { return bytes[std::size_t(y) * 2 * c.width + 2 * x]; });
+  const auto rgb_luma = [&](int y, int x) {
+    const std::uint8_t *p = &bytes[(std::size_t(y) * c.width + x) * 4];
+    return std::uint8_t(histeq::rgb_luma(p[0], p[1], p[2], m));
+  };
+  std::vector<std::uint8_t> luma(pixels, kUntouched);
+  expect_counts([&](histeq::LumaCounter &counter, int begin,
+                    int end) { counter.count(rgbx, begin, end, luma.data(), c.width); },
+                rgb_luma);
+  for (int y = 0; y < c.height; ++y) {
+    const bool asked = y >= c.begin && y < c.end;
+    for (int x = 0; x < c.width; ++x)
+      ASSERT_EQ(luma[std::size_t(y) * c.width + x], asked ? rgb_luma(y, x) : kUntouched)
+          << "row " << y << " pixel " << x;
   }
 }
 
