@@ -199,9 +199,10 @@ TEST_P(PackedYuv, EqualsThePlanarLumaWithEveryOptionAndLeavesChroma) {
 INSTANTIATE_TEST_SUITE_P(LumaFirstOrSecond, PackedYuv, ::testing::Values(0, 1));
 
 // LumaCounter over packed frames, as a pool's chunks call it: rows [begin, end) in two calls,
-// gathered in blocks of 128 KiB of luma (several blocks of 517-pixel rows, a row a block where
-// one row's luma passes 128 KiB), each row counted once; packed RGB's luma written to the plane
-// its map reads, and no row outside the range touched.
+// gathered in blocks of 128 KiB of luma (several blocks of 517-pixel rows, a first call's block
+// smaller than the next, a row a block where one row's luma passes 128 KiB), each row counted
+// once; packed RGB's luma written to the plane its map reads, and no row outside the range
+// touched.
 struct CounterCase {
   int width, height, begin, split, end;
   friend std::ostream &operator<<(std::ostream &out, const CounterCase &c) {
@@ -217,10 +218,12 @@ TEST_P(PackedLumaCounter, GathersAndCountsExactlyTheRowsAsked) {
   constexpr std::uint8_t kUntouched = 0xA5;
   const std::size_t pixels = std::size_t(c.width) * std::size_t(c.height);
   std::mt19937 random(7);
-  std::vector<std::uint8_t> bytes(4 * pixels);
+  // UYVY rows padded to 2 * width + 6 bytes; RGBx rows of 4 * width.
+  const std::ptrdiff_t uyvy_stride = std::ptrdiff_t(2) * c.width + 6;
+  std::vector<std::uint8_t> bytes(std::max(4 * pixels, std::size_t(uyvy_stride) * c.height));
   for (std::uint8_t &b : bytes) b = std::uint8_t(random());
   const LumaMatrix m = histeq::luma_matrix(LumaStandard::kBt709);
-  const PackedYuvView yuy2{bytes.data(), c.width, c.height, std::ptrdiff_t(2) * c.width, 0};
+  const PackedYuvView uyvy{bytes.data(), c.width, c.height, uyvy_stride, 1};
   const RgbView rgbx{bytes.data(), c.width, c.height, std::ptrdiff_t(4) * c.width, 4, 0, 1, 2, m};
   // The histogram of rows [begin, end) of `luma_of`, which `count` (begin, end) counted in two.
   const auto expect_counts = [&](auto count, auto luma_of) {
@@ -235,8 +238,8 @@ TEST_P(PackedLumaCounter, GathersAndCountsExactlyTheRowsAsked) {
     EXPECT_EQ(histogram, expected);
   };
   expect_counts(
-      [&](histeq::LumaCounter &counter, int begin, int end) { counter.count(yuy2, begin, end); },
-      [&](int y, int x) { return bytes[std::size_t(y) * 2 * c.width + 2 * x]; });
+      [&](histeq::LumaCounter &counter, int begin, int end) { counter.count(uyvy, begin, end); },
+      [&](int y, int x) { return bytes[std::size_t(y) * uyvy_stride + 2 * x + 1]; });
   const auto rgb_luma = [&](int y, int x) {
     const std::uint8_t *p = &bytes[(std::size_t(y) * c.width + x) * 4];
     return std::uint8_t(histeq::rgb_luma(p[0], p[1], p[2], m));
@@ -255,6 +258,7 @@ TEST_P(PackedLumaCounter, GathersAndCountsExactlyTheRowsAsked) {
 
 INSTANTIATE_TEST_SUITE_P(Blocks, PackedLumaCounter,
                          ::testing::Values(CounterCase{517, 901, 3, 450, 898},
+                                           CounterCase{517, 901, 3, 10, 898},
                                            CounterCase{333, 47, 0, 0, 47},
                                            CounterCase{1, 300000, 7, 140000, 299990},
                                            CounterCase{140000, 5, 1, 2, 5}));
